@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# vgpu - a virtual PCIe GPU for QEMU and its Linux DRM/TTM driver.
+# `make help` lists the targets.  Everything slow is cached under
+# $(VGPU_CACHE), keyed by its inputs; build products go to build/.
+
+VGPU_CACHE ?= $(HOME)/.cache/vgpu
+export VGPU_CACHE
+
+TOP := $(CURDIR)
+B := build
+KSFT_DIR := $(VGPU_CACHE)/kselftest/current
+GUEST := $(B)/guest/vgpu
+
+CC ?= gcc
+GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-clobbered -Wno-sign-compare \
+	-static -pthread -I$(KSFT_DIR) -I/usr/include/libdrm \
+	-Iinclude/uapi/drm -Itests/kselftest/vgpu
+GUEST_LDLIBS := -ldrm
+
+# libvgpu: built twice, static for guest programs and as a host library with
+# a pkg-config file (tools/libvgpu/libvgpu.pc.in).
+LIBVGPU_SRCS := $(wildcard tools/libvgpu/*.c)
+LIBVGPU_HDRS := $(wildcard tools/libvgpu/*.h)
+LIBVGPU := $(B)/libvgpu/libvgpu.a
+ifneq ($(LIBVGPU_SRCS),)
+GUEST_CFLAGS += -Itools/libvgpu
+GUEST_LIBS := $(LIBVGPU)
+endif
+
+GUEST_TEST_SRCS := $(wildcard tests/kselftest/vgpu/*_test.c)
+GUEST_TESTS := $(patsubst tests/kselftest/vgpu/%.c,$(GUEST)/bin/%,$(GUEST_TEST_SRCS))
+GUEST_SCRIPTS := $(patsubst tests/guest/%,$(GUEST)/tests/%,$(wildcard tests/guest/*.sh)) \
+	$(patsubst tools/vm/guest/%,$(GUEST)/tools/%,$(wildcard tools/vm/guest/*.sh))
+GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h
+
+.PHONY: all help setup deps qemu kernel module guest tools check check-qtest \
+	check-guest demo shell clean distclean
+
+all: qemu module guest
+
+help:
+	@echo "vgpu targets:"
+	@echo "  make demo        build everything, boot a guest, show the driver working"
+	@echo "  make check       run every test tier; ends with 'N passed, N failed'"
+	@echo "  make shell       interactive guest with vgpu.ko loaded"
+	@echo "  make setup       install Debian packages, fetch kernel/QEMU/headers (cached)"
+	@echo "  make qemu        build QEMU with the vgpu device (incremental)"
+	@echo "  make module      build vgpu.ko for Debian's 6.12 kernel (W=1, warning-free)"
+	@echo "  make guest       build the guest test programs (static, libdrm.a)"
+	@echo "  make tools       build the host tools and guest programs"
+	@echo "  make check-qtest host-side device tests only"
+	@echo "  make check-guest guest-side tests only"
+	@echo "  make clean       remove build/ (the cache stays)"
+	@echo "  make distclean   also remove the cache $(VGPU_CACHE)"
+	@echo "Run one command in a guest: tools/vm/vgpu-run [--vram 64M] -- CMD"
+
+setup:
+	@tools/vm/setup.sh all
+
+deps:
+	@tools/vm/setup.sh deps
+
+qemu: deps
+	@tools/vm/setup.sh qemu
+
+kernel: deps
+	@tools/vm/setup.sh kernel
+
+module: deps
+	@tools/vm/flavour-debian.sh build
+
+$(KSFT_DIR)/kselftest_harness.h:
+	@tools/vm/setup.sh deps kselftest
+
+$(B)/libvgpu/%.o: tools/libvgpu/%.c $(LIBVGPU_HDRS) include/uapi/drm/vgpu_drm.h
+	@mkdir -p $(dir $@)
+	@echo "  CC [lib] $@"
+	@$(CC) $(filter-out -static,$(GUEST_CFLAGS)) -Wmissing-prototypes -c -o $@ $<
+
+$(LIBVGPU): $(patsubst tools/libvgpu/%.c,$(B)/libvgpu/%.o,$(LIBVGPU_SRCS))
+	@rm -f $@
+	@ar rcs $@ $^
+
+$(GUEST)/bin/%: tests/kselftest/vgpu/%.c $(GUEST_HDRS) $(GUEST_LIBS) $(KSFT_DIR)/kselftest_harness.h
+	@mkdir -p $(dir $@)
+	@echo "  CC [guest] $@"
+	@$(CC) $(GUEST_CFLAGS) -o $@ $< $(GUEST_LIBS) $(GUEST_LDLIBS)
+
+$(GUEST)/tests/%.sh: tests/guest/%.sh
+	@mkdir -p $(dir $@)
+	@cp $< $@
+
+$(GUEST)/tools/%.sh: tools/vm/guest/%.sh
+	@mkdir -p $(dir $@)
+	@cp $< $@
+
+# Guest tools: one directory per tool under tools/, one binary each.
+GUEST_TOOLS := $(GUEST)/bin/vgpu-smi
+
+$(GUEST)/bin/vgpu-smi: $(wildcard tools/vgpu-smi/*.c tools/vgpu-smi/*.h) $(GUEST_HDRS) $(GUEST_LIBS)
+	@mkdir -p $(dir $@)
+	@echo "  CC [guest] $@"
+	@$(CC) $(GUEST_CFLAGS) -o $@ $(filter %.c,$^) $(GUEST_LIBS) $(GUEST_LDLIBS)
+
+guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS)
+
+tools: guest
+
+check: setup module guest
+	@tests/check.sh
+
+check-qtest: qemu
+	@tests/check.sh qtest
+
+check-guest: module guest
+	@tests/check.sh guest
+
+demo: setup module guest
+	@tools/vm/demo.sh
+
+shell: setup module guest
+	@tools/vm/vgpu-run --shell
+
+clean:
+	rm -rf $(B)
+
+distclean: clean
+	rm -rf $(VGPU_CACHE)
+
+-include $(wildcard mk/*.mk)

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_print.h>
+#include <drm/vgpu_drm.h>
+
+#include "vgpu_drv.h"
+#include "vgpu_query.h"
+
+/**
+ * DOC: vgpu driver overview
+ *
+ * vgpu.ko drives the vgpu virtual PCIe GPU (Documentation/gpu/vgpu/
+ * hardware.rst).  Probe checks the identification registers, maps the
+ * register BAR, reserves the VRAM aperture and the MSI-X vectors, and
+ * registers a DRM device that exposes only a render node.
+ */
+
+static const struct drm_ioctl_desc vgpu_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(VGPU_GET_PARAM, vgpu_get_param_ioctl, DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(vgpu_fops);
+
+static const struct drm_driver vgpu_drm_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.ioctls = vgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(vgpu_ioctls),
+	.fops = &vgpu_fops,
+	.name = DRIVER_NAME,
+	.desc = DRIVER_DESC,
+	.major = DRIVER_MAJOR,
+	.minor = DRIVER_MINOR,
+};
+
+static int vgpu_hw_identify(struct vgpu_device *vdev)
+{
+	struct drm_device *drm = &vdev->drm;
+	u32 id = vgpu_rd32(vdev, VGPU_REG_ID);
+	u32 major;
+
+	if (id != VGPU_ID_MAGIC) {
+		drm_err(drm, "bad ID register %#010x, expected %#010x\n",
+			id, VGPU_ID_MAGIC);
+		return -ENODEV;
+	}
+
+	vdev->hw_version = vgpu_rd32(vdev, VGPU_REG_VERSION);
+	major = (vdev->hw_version & VGPU_VERSION_MAJOR_MASK) >>
+		VGPU_VERSION_MAJOR_SHIFT;
+	if (major != VGPU_VERSION_MAJOR) {
+		drm_err(drm, "unsupported hardware version %u.%u\n", major,
+			vdev->hw_version & VGPU_VERSION_MINOR_MASK);
+		return -ENODEV;
+	}
+
+	vdev->caps = vgpu_rd32(vdev, VGPU_REG_CAPS);
+	vdev->vram_size = vgpu_rd64(vdev, VGPU_REG_VRAM_SIZE_LO);
+	vdev->visible_size = vgpu_rd64(vdev, VGPU_REG_VISIBLE_SIZE_LO);
+	vdev->num_queues = vgpu_rd32(vdev, VGPU_REG_NUM_QUEUES);
+	vdev->num_contexts = vgpu_rd32(vdev, VGPU_REG_NUM_CONTEXTS);
+
+	if (!vdev->vram_size || vdev->visible_size > vdev->vram_size ||
+	    !vdev->num_queues || !vdev->num_contexts) {
+		drm_err(drm, "inconsistent device parameters\n");
+		return -ENODEV;
+	}
+
+	return 0;
+}
+
+static int vgpu_pci_setup(struct vgpu_device *vdev, struct pci_dev *pdev)
+{
+	struct drm_device *drm = &vdev->drm;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret) {
+		drm_err(drm, "no usable DMA mask: %d\n", ret);
+		return ret;
+	}
+
+	vdev->mmio = pcim_iomap_region(pdev, VGPU_BAR_MMIO, DRIVER_NAME);
+	if (IS_ERR(vdev->mmio)) {
+		drm_err(drm, "cannot map register BAR: %pe\n", vdev->mmio);
+		return PTR_ERR(vdev->mmio);
+	}
+
+	ret = pcim_request_region(pdev, VGPU_BAR_VRAM, DRIVER_NAME);
+	if (ret) {
+		drm_err(drm, "cannot reserve VRAM BAR: %d\n", ret);
+		return ret;
+	}
+	vdev->visible_base = pci_resource_start(pdev, VGPU_BAR_VRAM);
+
+	ret = pci_alloc_irq_vectors(pdev, VGPU_MSIX_NR_VECTORS,
+				    VGPU_MSIX_NR_VECTORS, PCI_IRQ_MSIX);
+	if (ret < 0) {
+		drm_err(drm, "cannot allocate %d MSI-X vectors: %d\n",
+			VGPU_MSIX_NR_VECTORS, ret);
+		return ret;
+	}
+
+	return 0;
+}
+
+static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct vgpu_device *vdev;
+	struct drm_device *drm;
+	int ret;
+
+	vdev = devm_drm_dev_alloc(&pdev->dev, &vgpu_drm_driver,
+				  struct vgpu_device, drm);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	drm = &vdev->drm;
+	pci_set_drvdata(pdev, vdev);
+
+	ret = vgpu_pci_setup(vdev, pdev);
+	if (ret)
+		return ret;
+
+	ret = vgpu_hw_identify(vdev);
+	if (ret)
+		goto err_free_irq_vectors;
+
+	if (pci_resource_len(pdev, VGPU_BAR_VRAM) < vdev->visible_size) {
+		drm_err(drm, "VRAM BAR (%llu bytes) smaller than the visible window\n",
+			(u64)pci_resource_len(pdev, VGPU_BAR_VRAM));
+		ret = -ENODEV;
+		goto err_free_irq_vectors;
+	}
+
+	ret = drm_dev_register(drm, 0);
+	if (ret)
+		goto err_free_irq_vectors;
+
+	drm_info(drm, "vgpu %u.%u: %llu MiB VRAM (%llu MiB CPU-visible), %u queues, %u contexts\n",
+		 (vdev->hw_version & VGPU_VERSION_MAJOR_MASK) >> VGPU_VERSION_MAJOR_SHIFT,
+		 vdev->hw_version & VGPU_VERSION_MINOR_MASK,
+		 vdev->vram_size >> 20, vdev->visible_size >> 20,
+		 vdev->num_queues, vdev->num_contexts);
+	return 0;
+
+err_free_irq_vectors:
+	pci_free_irq_vectors(pdev);
+	return ret;
+}
+
+static void vgpu_remove(struct pci_dev *pdev)
+{
+	struct vgpu_device *vdev = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(&vdev->drm);
+	pci_free_irq_vectors(pdev);
+}
+
+static const struct pci_device_id vgpu_pci_ids[] = {
+	{ PCI_DEVICE(VGPU_PCI_VENDOR_ID, VGPU_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, vgpu_pci_ids);
+
+static struct pci_driver vgpu_pci_driver = {
+	.name = DRIVER_NAME,
+	.id_table = vgpu_pci_ids,
+	.probe = vgpu_probe,
+	.remove = vgpu_remove,
+};
+module_pci_driver(vgpu_pci_driver);
+
+MODULE_DESCRIPTION(DRIVER_DESC);
+MODULE_LICENSE("Dual MIT/GPL");
+MODULE_AUTHOR("The vgpu authors");

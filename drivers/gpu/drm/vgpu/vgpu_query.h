@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef __VGPU_QUERY_H__
+#define __VGPU_QUERY_H__
+
+struct drm_device;
+struct drm_file;
+
+int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+
+#endif /* __VGPU_QUERY_H__ */

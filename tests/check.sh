@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - run the vgpu test tiers and print one summary line.
+#
+#   tests/check.sh [qtest] [guest]     (default: both)
+#
+# Tier 1, host: the device's qtests (QEMU libqtest, TAP).
+# Tier 2, guest: the kselftest suites and guest scripts, run by
+#   tools/vm/vgpu-run in fresh guests, once per kernel flavour and device
+#   configuration below.  A guest run that fails as a whole (module load,
+#   dirty kernel log, timeout) counts as one more failed test.
+# Every TAP "ok" is a pass, "not ok" a failure, "ok ... # SKIP" a skip.
+# The last line is "N passed, N failed" (", N skipped" when any); the exit
+# status is non-zero when anything failed.
+
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+OUT=$TOP/build/check
+QBUILD=$CACHE/qemu/current
+mkdir -p "$OUT"
+rm -f "$OUT"/*.tap "$OUT"/*.log
+
+tiers=("$@")
+[ ${#tiers[@]} -gt 0 ] || tiers=(qtest guest)
+
+# Guest configurations: "flavour vram visible".
+GUEST_CONFIGS=${VGPU_GUEST_CONFIGS:-"debian 64M 64M
+debian 256M 256M
+debian 256M 64M"}
+if [ -x "$TOP/tools/vm/flavour-debug.sh" ] && [ "${VGPU_DEBUG_KERNEL:-1}" = 1 ]; then
+	GUEST_CONFIGS+="
+debug 256M 256M"
+fi
+
+run_qtest() {
+	echo "== qtest: host-side device tests"
+	QTEST_QEMU_BINARY=$QBUILD/qemu-system-x86_64 \
+		timeout 600 "$QBUILD/tests/qtest/vgpu-test" --tap -k \
+		> "$OUT/qtest.tap" 2> "$OUT/qtest.log"
+	local st=$?
+	grep -E '^(not )?ok ' "$OUT/qtest.tap"
+	if [ $st -ne 0 ] && ! grep -q '^not ok' "$OUT/qtest.tap"; then
+		echo "not ok - qtest binary exited with status $st" | tee -a "$OUT/qtest.tap"
+		tail -n 20 "$OUT/qtest.log"
+	fi
+}
+
+run_guest() {
+	local flavour vram visible name st
+	while read -r flavour vram visible; do
+		[ -n "$flavour" ] || continue
+		name=guest-$flavour-$vram-$visible
+		echo "== guest: $flavour kernel, VRAM $vram, CPU-visible $visible"
+		if [ "$flavour" != debian ]; then
+			"$TOP/tools/vm/flavour-$flavour.sh" build > "$OUT/$name.build.log" 2>&1 || {
+				echo "not ok - $name: building the $flavour kernel failed" |
+					tee "$OUT/$name.tap"
+				tail -n 30 "$OUT/$name.build.log"
+				continue
+			}
+		fi
+		"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
+			--visible "$visible" --timeout "${VGPU_GUEST_TIMEOUT:-900}" \
+			--quiet-log -- sh tests/run-suite.sh \
+			> "$OUT/$name.log" 2>&1
+		st=$?
+		grep -E '^(not )?ok ' "$OUT/$name.log" | sed "s/^\(\(not \)\{0,1\}ok [0-9]*\)/\1 [$flavour,$vram,$visible]/" |
+			tee "$OUT/$name.tap"
+		if [ $st -ne 0 ]; then
+			echo "not ok - $name: guest run failed (status $st)" | tee -a "$OUT/$name.tap"
+			grep -v -E '^(not )?ok ' "$OUT/$name.log" | tail -n 60
+		else
+			grep -B 30 '^not ok' "$OUT/$name.log" | grep '^#' | tail -n 60
+		fi
+	done <<< "$GUEST_CONFIGS"
+}
+
+for t in "${tiers[@]}"; do
+	case $t in
+	qtest) run_qtest ;;
+	guest) run_guest ;;
+	*) echo "unknown tier $t" >&2; exit 2 ;;
+	esac
+done
+
+cat "$OUT"/*.tap 2>/dev/null | awk '
+	/^not ok/ { failed++; next }
+	/^ok .*# [Ss][Kk][Ii][Pp]/ { skipped++; next }
+	/^ok/ { passed++ }
+	END {
+		line = sprintf("%d passed, %d failed", passed, failed)
+		if (skipped) line = line sprintf(", %d skipped", skipped)
+		print line
+		exit failed ? 1 : 0
+	}'

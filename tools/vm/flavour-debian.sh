@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# flavour-debian.sh - Debian's 6.12 kernel as a vgpu guest kernel.
+#
+#   flavour-debian.sh build   download the kernel if needed, build vgpu.ko
+#   flavour-debian.sh paths   print KIMAGE= KMODDIR= VGPU_KO= KVER=
+#
+# vgpu.ko is built out of tree with the kernel's own Kbuild, from a copy of
+# the sources under build/module/debian (6.12 builds external modules in
+# place), and must build warning-free with W=1.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+OUT=$TOP/build/module/debian
+
+kver() {
+	if [ -L "$CACHE/kernel/current" ]; then
+		basename "$(readlink "$CACHE/kernel/current")"
+	else
+		"$TOP/tools/vm/setup.sh" kver
+	fi
+}
+
+case ${1:-} in
+build)
+	"$TOP/tools/vm/setup.sh" kernel
+	KVER=$(kver)
+	mkdir -p "$OUT"
+	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
+		"$TOP/Kbuild" "$TOP/drivers" "$TOP/include" "$OUT/"
+	echo "[module] building vgpu.ko for $KVER (W=1)" >&2
+	make -s -C "/lib/modules/$KVER/build" M="$OUT" CONFIG_DRM_VGPU=m \
+		W=1 modules 2>&1 | tee "$OUT/build.log" >&2
+	[ "${PIPESTATUS[0]}" = 0 ] || { echo "[module] build failed" >&2; exit 1; }
+	if grep -q 'warning:' "$OUT/build.log"; then
+		echo "[module] warnings are errors here" >&2
+		exit 1
+	fi
+	;;
+paths)
+	KVER=$(kver)
+	echo "KIMAGE=$CACHE/kernel/$KVER/vmlinuz"
+	echo "KMODDIR=$CACHE/kernel/$KVER/root/lib/modules/$KVER"
+	echo "VGPU_KO=$OUT/drivers/gpu/drm/vgpu/vgpu.ko"
+	echo "KVER=$KVER"
+	echo "KCMDLINE_EXTRA="
+	;;
+*)
+	echo "usage: $0 build|paths" >&2
+	exit 2
+	;;
+esac
