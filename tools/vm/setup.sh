@@ -202,6 +202,7 @@ step_qemu() {
 		say "fetching Debian's QEMU source $ver (apt-get source)"
 		rm -rf "$src" "$CACHE/qemu/tmp"
 		mkdir -p "$CACHE/qemu/tmp"
+		chmod a+rwx "$CACHE/qemu/tmp"	# apt-get drops to _apt
 		(cd "$CACHE/qemu/tmp" && apt-get source -q "qemu=$ver" >/dev/null) ||
 			die "apt-get source qemu failed"
 		mv "$CACHE/qemu/tmp"/qemu-*/ "$src"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# overlay.sh - overlay the vgpu device model onto a QEMU 7.2 source tree.
+#
+# Usage: qemu-device/overlay.sh QEMU_SRC_DIR
+#
+# Copies qemu-device/{hw,tests} into the tree with rsync -c (files whose
+# content did not change keep their mtime, so ninja rebuilds only what
+# changed), installs the shared hardware contract header as
+# include/hw/vgpu/vgpu_hw.h, and hooks the device into the build:
+#   hw/Kconfig              source vgpu/Kconfig
+#   hw/meson.build          subdir('vgpu')
+#   meson.build             'hw/vgpu' in trace_events_subdirs
+#   tests/qtest/meson.build vgpu-test in qtests_x86_64 (ninja target
+#                           tests/qtest/vgpu-test)
+# Every edit is guarded by a grep, so running it twice changes nothing.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+src=${1:?usage: overlay.sh QEMU_SRC_DIR}
+src=$(cd "$src" && pwd)
+
+die() { printf 'overlay: error: %s\n' "$*" >&2; exit 1; }
+
+[ -f "$src/hw/meson.build" ] && [ -f "$src/tests/qtest/meson.build" ] ||
+	die "$src does not look like a QEMU source tree"
+
+# 1. Sources.  No --delete: the trees are shared with upstream files.
+rsync -rc "$here/hw/" "$src/hw/"
+rsync -rc "$here/tests/" "$src/tests/"
+mkdir -p "$src/include/hw/vgpu"
+rsync -c "$top/drivers/gpu/drm/vgpu/vgpu_hw.h" "$src/include/hw/vgpu/vgpu_hw.h"
+
+# 2. hw/Kconfig: source vgpu/Kconfig.
+grep -q '^source vgpu/Kconfig' "$src/hw/Kconfig" ||
+	echo 'source vgpu/Kconfig' >> "$src/hw/Kconfig"
+
+# 3. hw/meson.build: subdir('vgpu').
+grep -q "^subdir('vgpu')" "$src/hw/meson.build" ||
+	echo "subdir('vgpu')" >> "$src/hw/meson.build"
+
+# 4. Top-level meson.build: trace events for hw/vgpu, added right after
+#    the 'hw/misc' entry of trace_events_subdirs.
+if ! grep -q "'hw/vgpu'," "$src/meson.build"; then
+	grep -q "^    'hw/misc',$" "$src/meson.build" ||
+		die "cannot find 'hw/misc' in trace_events_subdirs"
+	sed -i "s|^    'hw/misc',$|    'hw/misc',\n    'hw/vgpu',|" "$src/meson.build"
+fi
+
+# 5. tests/qtest/meson.build: build vgpu-test for x86_64 when the device
+#    is configured in.
+qm=$src/tests/qtest/meson.build
+if ! grep -q "vgpu-test" "$qm"; then
+	grep -q "^qtests_x86_64 = qtests_i386" "$qm" ||
+		die "cannot find qtests_x86_64 in $qm"
+	sed -i "s|^qtests_x86_64 = qtests_i386|qtests_x86_64 = qtests_i386 + \\\\\n  (config_all_devices.has_key('CONFIG_VGPU') ? ['vgpu-test'] : [])|" "$qm"
+fi
