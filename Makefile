@@ -35,7 +35,7 @@ GUEST_SCRIPTS := $(patsubst tests/guest/%,$(GUEST)/tests/%,$(wildcard tests/gues
 GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h
 
 .PHONY: all help setup deps qemu kernel module guest tools check check-qtest \
-	check-guest demo shell clean distclean
+	check-guest demo shell bench clean distclean
 
 all: qemu module guest
 
@@ -44,6 +44,7 @@ help:
 	@echo "  make demo        build everything, boot a guest, show the driver working"
 	@echo "  make check       run every test tier; ends with 'N passed, N failed'"
 	@echo "  make shell       interactive guest with vgpu.ko loaded"
+	@echo "  make bench       run vgpu-bench in a guest; CSV files in build/bench/"
 	@echo "  make setup       install Debian packages, fetch kernel/QEMU/headers (cached)"
 	@echo "  make qemu        build QEMU with the vgpu device (incremental)"
 	@echo "  make module      build vgpu.ko for Debian's 6.12 kernel (W=1, warning-free)"
@@ -96,12 +97,17 @@ $(GUEST)/tools/%.sh: tools/vm/guest/%.sh
 	@cp $< $@
 
 # Guest tools: one directory per tool under tools/, one binary each.
-GUEST_TOOLS := $(GUEST)/bin/vgpu-smi
+GUEST_TOOLS := $(GUEST)/bin/vgpu-smi $(GUEST)/bin/vgpu-bench
 
 $(GUEST)/bin/vgpu-smi: $(wildcard tools/vgpu-smi/*.c tools/vgpu-smi/*.h) $(GUEST_HDRS) $(GUEST_LIBS)
 	@mkdir -p $(dir $@)
 	@echo "  CC [guest] $@"
 	@$(CC) $(GUEST_CFLAGS) -o $@ $(filter %.c,$^) $(GUEST_LIBS) $(GUEST_LDLIBS)
+
+$(GUEST)/bin/vgpu-bench: $(wildcard tools/vgpu-bench/*.c tools/vgpu-bench/*.h) $(GUEST_HDRS) $(GUEST_LIBS)
+	@mkdir -p $(dir $@)
+	@echo "  CC [guest] $@"
+	@$(CC) $(GUEST_CFLAGS) -Itools/vgpu-bench -o $@ $(filter %.c,$^) $(GUEST_LIBS) $(GUEST_LDLIBS)
 
 guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS)
 
@@ -118,6 +124,9 @@ check-guest: module guest
 
 demo: setup module guest
 	@tools/vm/demo.sh
+
+bench: setup module guest
+	@tools/vm/bench.sh
 
 shell: setup module guest
 	@tools/vm/vgpu-run --shell

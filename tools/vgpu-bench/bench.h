@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vgpu-bench: suites and what they share.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef VGPU_BENCH_H
+#define VGPU_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "report.h"
+
+/**
+ * struct bench_opts - command-line options every suite sees
+ * @fd: the vgpu render node
+ * @quick: smaller sweeps (for CI and make demo)
+ * @vram_size: the device's VRAM size in bytes
+ */
+struct bench_opts {
+	int fd;
+	bool quick;
+	uint64_t vram_size;
+};
+
+/**
+ * struct bench_suite - one benchmark suite
+ * @name: name on the command line and in the CSV file name
+ * @desc: one line for --list
+ * @run: fills a new report; returns it, or NULL with errno set
+ */
+struct bench_suite {
+	const char *name;
+	const char *desc;
+	struct report *(*run)(const struct bench_opts *o);
+};
+
+/* Monotonic time in seconds. */
+static inline double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+extern const struct bench_suite bench_suite_ioctl;
+
+#endif /* VGPU_BENCH_H */
