@@ -5,7 +5,7 @@
 #
 # Usage: qemu-device/overlay.sh QEMU_SRC_DIR
 #
-# Copies qemu-device/{hw,tests} into the tree with rsync -c (files whose
+# Copies qemu-device/hw and tests/qtest (the qtests) into the tree with rsync -c (files whose
 # content did not change keep their mtime, so ninja rebuilds only what
 # changed), installs the shared hardware contract header as
 # include/hw/vgpu/vgpu_hw.h, and hooks the device into the build:
@@ -30,7 +30,7 @@ die() { printf 'overlay: error: %s\n' "$*" >&2; exit 1; }
 
 # 1. Sources.  No --delete: the trees are shared with upstream files.
 rsync -rc "$here/hw/" "$src/hw/"
-rsync -rc "$here/tests/" "$src/tests/"
+rsync -rc "$top/tests/qtest/" "$src/tests/qtest/"
 mkdir -p "$src/include/hw/vgpu"
 rsync -c "$top/drivers/gpu/drm/vgpu/vgpu_hw.h" "$src/include/hw/vgpu/vgpu_hw.h"
 

@@ -1,0 +1,515 @@
+/*
+ * vgpu commands: decoding and executing what a queue's ring holds.
+ *
+ * Every data access goes through the queue's context: translated by the
+ * MMU (TLB, then walk), checked against the leaf's permissions, then
+ * carried out in VRAM or by PCI DMA.  A command is executed in pieces that
+ * never cross a page on either side; a piece either completes or faults
+ * before it changes anything, and the command's progress is kept in the
+ * queue, so a fault answered by REPLAY resumes exactly where it stopped
+ * and a command longer than a time slice continues in the next one.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "vgpu-internal.h"
+#include "trace.h"
+
+typedef struct VGPUCmdDesc {
+    const char *name;
+    uint32_t len;           /* exact length, or minimum if !fixed */
+    bool fixed;
+    uint32_t flags;         /* flags the command accepts */
+} VGPUCmdDesc;
+
+static const VGPUCmdDesc vgpu_cmds[] = {
+    [VGPU_OP_NOP] = { "NOP", 1, false, 0 },
+    [VGPU_OP_COPY] = { "COPY", VGPU_COPY_LEN, true, 0 },
+    [VGPU_OP_FILL] = { "FILL", VGPU_FILL_LEN, true, 0 },
+    [VGPU_OP_WRITE] = { "WRITE", VGPU_WRITE_LEN_MIN, false, 0 },
+    [VGPU_OP_FENCE] = { "FENCE", VGPU_FENCE_LEN, true, VGPU_FENCE_FLAG_IRQ },
+    [VGPU_OP_WAIT] = { "WAIT", VGPU_WAIT_LEN, true, 0 },
+    [VGPU_OP_TIMESTAMP] = { "TIMESTAMP", VGPU_TIMESTAMP_LEN, true, 0 },
+    [VGPU_OP_TOUCH] = { "TOUCH", VGPU_TOUCH_LEN, true,
+                        VGPU_TOUCH_FLAG_PATTERN_MASK |
+                        VGPU_TOUCH_FLAG_ACCESS_MASK },
+    [VGPU_OP_CHECKSUM] = { "CHECKSUM", VGPU_CHECKSUM_LEN, true, 0 },
+};
+
+static uint64_t arg64(const VGPUCmd *cmd, int i)
+{
+    return cmd->arg[i] | (uint64_t)cmd->arg[i + 1] << 32;
+}
+
+static uint32_t vgpu_cmd_flags(const VGPUCmd *cmd)
+{
+    return VGPU_FIELD_GET(cmd->header, VGPU_CMD_FLAGS);
+}
+
+/* xorshift64*: the TOUCH RANDOM pattern's generator. */
+static uint64_t vgpu_prng_next(uint64_t x)
+{
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x;
+}
+
+static uint64_t vgpu_prng_value(uint64_t x)
+{
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+static uint64_t vgpu_touch_per_pass(const VGPUCmd *cmd)
+{
+    uint64_t size = arg64(cmd, 2);
+
+    switch (VGPU_FIELD_GET(vgpu_cmd_flags(cmd), VGPU_TOUCH_FLAG_PATTERN)) {
+    case VGPU_TOUCH_SEQUENTIAL:
+        return size / VGPU_TOUCH_LINE;
+    case VGPU_TOUCH_STRIDED:
+        return DIV_ROUND_UP(size, cmd->arg[4]);
+    default:
+        return cmd->arg[5];
+    }
+}
+
+/* Check a command's arguments; returns false (and says why) if bad. */
+static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
+{
+    uint32_t flags = vgpu_cmd_flags(cmd);
+
+    switch (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE)) {
+    case VGPU_OP_FILL:
+        *why = "FILL destination and size must be multiples of 4";
+        return !(arg64(cmd, 0) & 3) && !(arg64(cmd, 2) & 3);
+    case VGPU_OP_WRITE:
+        *why = "WRITE destination must be 4-byte aligned";
+        return !(arg64(cmd, 0) & 3);
+    case VGPU_OP_FENCE:
+    case VGPU_OP_WAIT:
+    case VGPU_OP_TIMESTAMP:
+        *why = "address must be 8-byte aligned";
+        return !(arg64(cmd, 0) & 7);
+    case VGPU_OP_CHECKSUM:
+        *why = "CHECKSUM destination must be 8-byte aligned";
+        return !(arg64(cmd, 4) & 7);
+    case VGPU_OP_TOUCH:
+        *why = "TOUCH range must be a non-empty run of 64-byte lines";
+        if ((arg64(cmd, 0) | arg64(cmd, 2)) % VGPU_TOUCH_LINE ||
+            !arg64(cmd, 2)) {
+            return false;
+        }
+        switch (VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_PATTERN)) {
+        case VGPU_TOUCH_SEQUENTIAL:
+            return true;
+        case VGPU_TOUCH_STRIDED:
+            *why = "TOUCH stride must be a non-zero multiple of 64";
+            return cmd->arg[4] && !(cmd->arg[4] % VGPU_TOUCH_LINE);
+        case VGPU_TOUCH_RANDOM:
+            *why = "TOUCH random count must not be zero";
+            return cmd->arg[5];
+        default:
+            *why = "TOUCH pattern unknown";
+            return false;
+        }
+    default:
+        return true;
+    }
+}
+
+/*
+ * Validate the command just fetched and set up its progress state.
+ * Returns a VGPU_QUEUE_ERROR_* cause, NONE if the command may run.
+ */
+uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q)
+{
+    VGPUCmd *cmd = &q->cmd;
+    unsigned qi = vgpu_queue_index(s, q);
+    uint32_t op = VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE);
+    uint32_t flags = vgpu_cmd_flags(cmd);
+    const VGPUCmdDesc *d;
+    const char *why = "";
+
+    if (op >= ARRAY_SIZE(vgpu_cmds) || !vgpu_cmds[op].name) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: unknown opcode 0x%x "
+                      "at 0x%x\n", qi, op, cmd->offset);
+        return VGPU_QUEUE_ERROR_OPCODE;
+    }
+    d = &vgpu_cmds[op];
+    if (d->fixed ? cmd->len != d->len : cmd->len < d->len) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x has "
+                      "length %u, needs %s%u\n", qi, d->name, cmd->offset,
+                      cmd->len, d->fixed ? "" : "at least ", d->len);
+        return VGPU_QUEUE_ERROR_LENGTH;
+    }
+    if (flags & ~d->flags) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x has "
+                      "unknown flags 0x%x\n", qi, d->name, cmd->offset,
+                      flags & ~d->flags);
+        return VGPU_QUEUE_ERROR_ARGUMENT;
+    }
+    if (!vgpu_cmd_args_ok(cmd, &why)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x: %s\n",
+                      qi, d->name, cmd->offset, why);
+        return VGPU_QUEUE_ERROR_ARGUMENT;
+    }
+    switch (op) {
+    case VGPU_OP_CHECKSUM:
+        cmd->acc = VGPU_FNV64_OFFSET;
+        break;
+    case VGPU_OP_TOUCH:
+        cmd->acc = cmd->arg[6] ? cmd->arg[6] : 0x9e3779b97f4a7c15ull;
+        break;
+    default:
+        break;
+    }
+    return VGPU_QUEUE_ERROR_NONE;
+}
+
+/* ------------------------------------------------------------ Helpers --- */
+
+static bool vgpu_xlate(VGPUState *s, VGPUQueue *q, uint64_t va,
+                       unsigned access, VGPUXlate *x)
+{
+    VGPUFaultInfo f;
+
+    if (vgpu_mmu_translate(s, q, va, access, x, &f)) {
+        return true;
+    }
+    vgpu_fault_raise(s, q, va, access, &f);
+    return false;
+}
+
+/* A translated access the aperture refused (outside VRAM, DMA error). */
+static void vgpu_access_fault(VGPUState *s, VGPUQueue *q, uint64_t va,
+                              unsigned access, const VGPUXlate *x)
+{
+    VGPUFaultInfo f = { .reason = VGPU_FAULT_BAD_ADDRESS, .level = x->level };
+
+    vgpu_fault_raise(s, q, va, access, &f);
+}
+
+static bool vgpu_va_read(VGPUState *s, VGPUQueue *q, uint64_t va,
+                         unsigned access, void *buf, uint64_t len)
+{
+    VGPUXlate x;
+
+    if (!vgpu_xlate(s, q, va, access, &x)) {
+        return false;
+    }
+    if (!vgpu_mem_read(s, q->context, &x, buf, len)) {
+        vgpu_access_fault(s, q, va, access, &x);
+        return false;
+    }
+    return true;
+}
+
+/* Write @len bytes that do not cross a page (aligned qwords, lines). */
+static bool vgpu_va_write(VGPUState *s, VGPUQueue *q, uint64_t va,
+                          const void *buf, uint64_t len)
+{
+    VGPUXlate x;
+
+    if (!vgpu_xlate(s, q, va, VGPU_ACCESS_WRITE, &x)) {
+        return false;
+    }
+    if (!vgpu_mem_write(s, q->context, &x, buf, len)) {
+        vgpu_access_fault(s, q, va, VGPU_ACCESS_WRITE, &x);
+        return false;
+    }
+    return true;
+}
+
+static bool vgpu_va_write64(VGPUState *s, VGPUQueue *q, uint64_t va,
+                            uint64_t val)
+{
+    uint64_t le = cpu_to_le64(val);
+
+    return vgpu_va_write(s, q, va, &le, sizeof(le));
+}
+
+/* ----------------------------------------------------------- Commands --- */
+
+static VGPUCmdStatus vgpu_cmd_copy(VGPUState *s, VGPUQueue *q,
+                                   int64_t *budget)
+{
+    VGPUCmd *cmd = &q->cmd;
+    uint64_t src = arg64(cmd, 0), dst = arg64(cmd, 2), size = arg64(cmd, 4);
+
+    while (cmd->done < size) {
+        VGPUXlate xs, xd;
+        uint64_t n;
+        bool dst_failed;
+
+        if (*budget <= 0) {
+            return VGPU_CMD_YIELD;
+        }
+        if (!vgpu_xlate(s, q, src + cmd->done, VGPU_ACCESS_READ, &xs) ||
+            !vgpu_xlate(s, q, dst + cmd->done, VGPU_ACCESS_WRITE, &xd)) {
+            return VGPU_CMD_BLOCKED;
+        }
+        n = MIN(size - cmd->done, MIN(xs.avail, xd.avail));
+        n = MIN(n, (uint64_t)*budget);
+        if (!vgpu_mem_copy(s, q->context, &xd, &xs, n, &dst_failed)) {
+            if (dst_failed) {
+                vgpu_access_fault(s, q, dst + cmd->done, VGPU_ACCESS_WRITE,
+                                  &xd);
+            } else {
+                vgpu_access_fault(s, q, src + cmd->done, VGPU_ACCESS_READ,
+                                  &xs);
+            }
+            return VGPU_CMD_BLOCKED;
+        }
+        cmd->done += n;
+        *budget -= n;
+    }
+    return VGPU_CMD_DONE;
+}
+
+static VGPUCmdStatus vgpu_cmd_fill(VGPUState *s, VGPUQueue *q,
+                                   int64_t *budget)
+{
+    VGPUCmd *cmd = &q->cmd;
+    uint64_t dst = arg64(cmd, 0), size = arg64(cmd, 2);
+    uint32_t value = cpu_to_le32(cmd->arg[4]);
+    uint64_t i;
+
+    for (i = 0; i < MIN(size, VGPU_BOUNCE_SIZE); i += 4) {
+        memcpy(s->bounce + i, &value, 4);
+    }
+    while (cmd->done < size) {
+        VGPUXlate xd;
+        uint64_t n;
+
+        if (*budget <= 0) {
+            return VGPU_CMD_YIELD;
+        }
+        if (!vgpu_xlate(s, q, dst + cmd->done, VGPU_ACCESS_WRITE, &xd)) {
+            return VGPU_CMD_BLOCKED;
+        }
+        n = MIN(size - cmd->done, MIN(xd.avail, VGPU_BOUNCE_SIZE));
+        if (!vgpu_mem_write(s, q->context, &xd, s->bounce, n)) {
+            vgpu_access_fault(s, q, dst + cmd->done, VGPU_ACCESS_WRITE, &xd);
+            return VGPU_CMD_BLOCKED;
+        }
+        cmd->done += n;
+        *budget -= n;
+    }
+    return VGPU_CMD_DONE;
+}
+
+static VGPUCmdStatus vgpu_cmd_write(VGPUState *s, VGPUQueue *q,
+                                    int64_t *budget)
+{
+    VGPUCmd *cmd = &q->cmd;
+    uint64_t dst = arg64(cmd, 0);
+    uint64_t size = (uint64_t)(cmd->len - 3) * 4;
+    uint32_t *data = (uint32_t *)s->bounce;
+
+    while (cmd->done < size) {
+        VGPUXlate xd;
+        uint32_t off, i;
+        uint64_t n;
+
+        if (*budget <= 0) {
+            return VGPU_CMD_YIELD;
+        }
+        if (!vgpu_xlate(s, q, dst + cmd->done, VGPU_ACCESS_WRITE, &xd)) {
+            return VGPU_CMD_BLOCKED;
+        }
+        n = MIN(size - cmd->done, MIN(xd.avail, VGPU_BOUNCE_SIZE));
+        off = (cmd->offset + 12 + cmd->done) & (q->ring_size - 1);
+        if (!vgpu_ring_read(s, q, off, data, n / 4)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring not "
+                          "readable at offset 0x%x\n",
+                          vgpu_queue_index(s, q), off);
+            vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+            return VGPU_CMD_BLOCKED;
+        }
+        for (i = 0; i < n / 4; i++) {
+            data[i] = cpu_to_le32(data[i]);
+        }
+        if (!vgpu_mem_write(s, q->context, &xd, data, n)) {
+            vgpu_access_fault(s, q, dst + cmd->done, VGPU_ACCESS_WRITE, &xd);
+            return VGPU_CMD_BLOCKED;
+        }
+        cmd->done += n;
+        *budget -= n;
+    }
+    return VGPU_CMD_DONE;
+}
+
+static VGPUCmdStatus vgpu_cmd_fence(VGPUState *s, VGPUQueue *q)
+{
+    VGPUCmd *cmd = &q->cmd;
+    unsigned qi = vgpu_queue_index(s, q);
+    uint64_t seqno = arg64(cmd, 2);
+
+    if (!vgpu_va_write64(s, q, arg64(cmd, 0), seqno)) {
+        return VGPU_CMD_BLOCKED;
+    }
+    q->fence = seqno;
+    trace_vgpu_fence(qi, seqno, vgpu_cmd_flags(cmd));
+    if (vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_IRQ) {
+        s->fence_queues |= BIT(qi);
+        vgpu_irq_raise(s, VGPU_INT_FENCE);
+    }
+    return VGPU_CMD_DONE;
+}
+
+static VGPUCmdStatus vgpu_cmd_wait(VGPUState *s, VGPUQueue *q)
+{
+    VGPUCmd *cmd = &q->cmd;
+    uint64_t value;
+
+    if (!vgpu_va_read(s, q, arg64(cmd, 0), VGPU_ACCESS_READ, &value,
+                      sizeof(value))) {
+        return VGPU_CMD_BLOCKED;
+    }
+    value = le64_to_cpu(value);
+    if (value >= arg64(cmd, 2)) {
+        return VGPU_CMD_DONE;
+    }
+    q->state = VGPU_QUEUE_STATE_WAITING;
+    return VGPU_CMD_BLOCKED;
+}
+
+static VGPUCmdStatus vgpu_cmd_timestamp(VGPUState *s, VGPUQueue *q)
+{
+    if (!vgpu_va_write64(s, q, arg64(&q->cmd, 0), vgpu_now_ns())) {
+        return VGPU_CMD_BLOCKED;
+    }
+    return VGPU_CMD_DONE;
+}
+
+/* One TOUCH access of the 64-byte line at @va. */
+static bool vgpu_touch_line(VGPUState *s, VGPUQueue *q, uint64_t va,
+                            unsigned kind)
+{
+    uint64_t line[VGPU_TOUCH_LINE / 8];
+    int i;
+
+    switch (kind) {
+    case VGPU_TOUCH_READ:
+        return vgpu_va_read(s, q, va, VGPU_ACCESS_READ, line, sizeof(line));
+    case VGPU_TOUCH_EXEC:
+        return vgpu_va_read(s, q, va, VGPU_ACCESS_EXEC, line, sizeof(line));
+    case VGPU_TOUCH_WRITE:
+        for (i = 0; i < ARRAY_SIZE(line); i++) {
+            line[i] = cpu_to_le64(va);
+        }
+        return vgpu_va_write(s, q, va, line, sizeof(line));
+    default:
+        /* RMW: translate for write too before changing anything. */
+        if (!vgpu_va_read(s, q, va, VGPU_ACCESS_READ, line, sizeof(line))) {
+            return false;
+        }
+        line[0] = cpu_to_le64(le64_to_cpu(line[0]) + 1);
+        return vgpu_va_write(s, q, va, line, sizeof(line));
+    }
+}
+
+static VGPUCmdStatus vgpu_cmd_touch(VGPUState *s, VGPUQueue *q,
+                                    int64_t *budget)
+{
+    VGPUCmd *cmd = &q->cmd;
+    uint32_t flags = vgpu_cmd_flags(cmd);
+    unsigned pattern = VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_PATTERN);
+    unsigned kind = VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_ACCESS);
+    uint64_t va = arg64(cmd, 0), size = arg64(cmd, 2);
+    uint64_t per_pass = vgpu_touch_per_pass(cmd);
+    uint64_t total = per_pass * MAX(cmd->arg[7], 1);
+
+    while (cmd->done < total) {
+        uint64_t i = cmd->done % per_pass, off, next = cmd->acc;
+
+        if (*budget <= 0) {
+            return VGPU_CMD_YIELD;
+        }
+        switch (pattern) {
+        case VGPU_TOUCH_SEQUENTIAL:
+            off = i * VGPU_TOUCH_LINE;
+            break;
+        case VGPU_TOUCH_STRIDED:
+            off = i * cmd->arg[4];
+            break;
+        default:
+            next = vgpu_prng_next(cmd->acc);
+            off = (vgpu_prng_value(next) % (size / VGPU_TOUCH_LINE)) *
+                  VGPU_TOUCH_LINE;
+            break;
+        }
+        if (!vgpu_touch_line(s, q, va + off, kind)) {
+            return VGPU_CMD_BLOCKED;
+        }
+        cmd->acc = next;
+        cmd->done++;
+        *budget -= VGPU_TOUCH_COST;
+    }
+    return VGPU_CMD_DONE;
+}
+
+static VGPUCmdStatus vgpu_cmd_checksum(VGPUState *s, VGPUQueue *q,
+                                       int64_t *budget)
+{
+    VGPUCmd *cmd = &q->cmd;
+    uint64_t src = arg64(cmd, 0), size = arg64(cmd, 2);
+    uint64_t h = cmd->acc, i;
+
+    while (cmd->done < size) {
+        VGPUXlate xs;
+        uint64_t n;
+
+        if (*budget <= 0) {
+            return VGPU_CMD_YIELD;
+        }
+        if (!vgpu_xlate(s, q, src + cmd->done, VGPU_ACCESS_READ, &xs)) {
+            return VGPU_CMD_BLOCKED;
+        }
+        n = MIN(size - cmd->done, MIN(xs.avail, VGPU_BOUNCE_SIZE));
+        if (!vgpu_mem_read(s, q->context, &xs, s->bounce, n)) {
+            vgpu_access_fault(s, q, src + cmd->done, VGPU_ACCESS_READ, &xs);
+            return VGPU_CMD_BLOCKED;
+        }
+        for (i = 0; i < n; i++) {
+            h = (h ^ s->bounce[i]) * VGPU_FNV64_PRIME;
+        }
+        cmd->acc = h;
+        cmd->done += n;
+        *budget -= n;
+    }
+    if (!vgpu_va_write64(s, q, arg64(cmd, 4), cmd->acc)) {
+        return VGPU_CMD_BLOCKED;
+    }
+    return VGPU_CMD_DONE;
+}
+
+VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget)
+{
+    switch (VGPU_FIELD_GET(q->cmd.header, VGPU_CMD_OPCODE)) {
+    case VGPU_OP_NOP:
+        return VGPU_CMD_DONE;
+    case VGPU_OP_COPY:
+        return vgpu_cmd_copy(s, q, budget);
+    case VGPU_OP_FILL:
+        return vgpu_cmd_fill(s, q, budget);
+    case VGPU_OP_WRITE:
+        return vgpu_cmd_write(s, q, budget);
+    case VGPU_OP_FENCE:
+        return vgpu_cmd_fence(s, q);
+    case VGPU_OP_WAIT:
+        return vgpu_cmd_wait(s, q);
+    case VGPU_OP_TIMESTAMP:
+        return vgpu_cmd_timestamp(s, q);
+    case VGPU_OP_TOUCH:
+        return vgpu_cmd_touch(s, q, budget);
+    case VGPU_OP_CHECKSUM:
+        return vgpu_cmd_checksum(s, q, budget);
+    default:
+        g_assert_not_reached();     /* vgpu_cmd_decode() refused it */
+    }
+}

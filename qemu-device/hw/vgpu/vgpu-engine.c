@@ -1,0 +1,419 @@
+/*
+ * vgpu engines: hardware queues, their rings and doorbells, and the
+ * round-robin scheduler that runs them.
+ *
+ * A queue is a ring of RING_SIZE bytes (a power of two) in VRAM or system
+ * memory, named by the RING memory descriptor.  The driver writes commands
+ * at TAIL, writes TAIL, then rings the DOORBELL; the device runs commands
+ * from HEAD and advances HEAD past each command it completes.
+ *
+ * Nothing runs inside an MMIO write.  A doorbell only marks the queue
+ * RUNNING and schedules the scheduler bottom half.  Each pass of the bottom
+ * half first completes pending TLB invalidations, then gives every
+ * runnable queue one time slice of at most VGPU_SLICE_BUDGET units of work
+ * (starting one queue further each pass), then reschedules itself while
+ * any queue is runnable.  A long COPY is carried over several slices, so a
+ * long or stalled queue never holds up the others.  Queues blocked on WAIT
+ * are re-polled each pass, or by a timer when nothing else runs.  While
+ * the VM is stopped nothing runs.
+ *
+ * Queue states: DISABLED -> (ENABLE) IDLE <-> RUNNING, RUNNING -> WAITING
+ * (a WAIT not yet satisfied), RUNNING -> STALLED (a fault; REPLAY resumes,
+ * CANCEL aborts the command into ERROR), RUNNING -> ERROR (a bad command or
+ * ring; ENABLE resumes at HEAD, RESET empties the ring).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "vgpu-internal.h"
+#include "trace.h"
+
+static bool vgpu_ring_size_ok(uint32_t size)
+{
+    return is_power_of_2(size) && size >= VGPU_RING_SIZE_MIN &&
+           size <= VGPU_RING_SIZE_MAX;
+}
+
+static bool vgpu_ring_offset_ok(VGPUQueue *q, uint32_t off)
+{
+    return off < q->ring_size && !(off & 3);
+}
+
+void vgpu_queue_set_error(VGPUState *s, VGPUQueue *q, uint32_t cause)
+{
+    unsigned qi = vgpu_queue_index(s, q);
+
+    q->state = VGPU_QUEUE_STATE_ERROR;
+    q->error = cause;
+    q->busy = false;
+    s->error_queues |= BIT(qi);
+    trace_vgpu_queue_error(qi, cause, q->cmd.offset);
+    vgpu_irq_raise(s, VGPU_INT_QUEUE_ERROR);
+}
+
+/* Read @n dwords of the ring from byte offset @off, wrapping at its end. */
+bool vgpu_ring_read(VGPUState *s, VGPUQueue *q, uint32_t off,
+                    uint32_t *buf, uint32_t n)
+{
+    uint32_t i;
+
+    while (n) {
+        uint32_t chunk = MIN(n, (q->ring_size - off) / 4);
+
+        if (!vgpu_phys_read(s, q->ring, off, buf, chunk * 4)) {
+            return false;
+        }
+        for (i = 0; i < chunk; i++) {
+            buf[i] = le32_to_cpu(buf[i]);
+        }
+        buf += chunk;
+        n -= chunk;
+        off = (off + chunk * 4) & (q->ring_size - 1);
+    }
+    return true;
+}
+
+/* Decode the command at HEAD.  False: the queue went into ERROR. */
+static bool vgpu_queue_fetch(VGPUState *s, VGPUQueue *q)
+{
+    unsigned qi = vgpu_queue_index(s, q);
+    uint32_t avail = (q->tail - q->head) & (q->ring_size - 1);
+    VGPUCmd *cmd = &q->cmd;
+    uint32_t cause;
+
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->offset = q->head;
+    if (!vgpu_ring_read(s, q, q->head, &cmd->header, 1)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring not readable "
+                      "at offset 0x%x\n", qi, q->head);
+        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+        return false;
+    }
+    cmd->len = VGPU_FIELD_GET(cmd->header, VGPU_CMD_LEN);
+    trace_vgpu_cmd_fetch(qi, q->head, cmd->header);
+    if (!cmd->len || (uint64_t)cmd->len * 4 > avail) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: command at 0x%x has "
+                      "length %u dwords, %u bytes submitted\n",
+                      qi, q->head, cmd->len, avail);
+        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_LENGTH);
+        return false;
+    }
+    if (!vgpu_ring_read(s, q, (q->head + 4) & (q->ring_size - 1), cmd->arg,
+                        MIN(cmd->len - 1, VGPU_CMD_MAX_ARGS))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring not readable "
+                      "at offset 0x%x\n", qi, q->head);
+        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+        return false;
+    }
+    cause = vgpu_cmd_decode(s, q);
+    if (cause != VGPU_QUEUE_ERROR_NONE) {
+        vgpu_queue_set_error(s, q, cause);
+        return false;
+    }
+    if (!vgpu_desc_valid(s->ctx_root[q->context])) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: context %u has no "
+                      "page-table root\n", qi, q->context);
+        vgpu_count(s, q->context, VGPU_CTR_STRICT_BAD_CONTEXT, 1);
+        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CONTEXT);
+        return false;
+    }
+    q->busy = true;
+    return true;
+}
+
+/* One time slice of queue @q. */
+static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
+{
+    int64_t budget = VGPU_SLICE_BUDGET;
+
+    if (q->state == VGPU_QUEUE_STATE_WAITING) {
+        q->state = VGPU_QUEUE_STATE_RUNNING;    /* poll the WAIT again */
+    }
+    while (q->state == VGPU_QUEUE_STATE_RUNNING && budget > 0) {
+        VGPUCmdStatus st;
+
+        if (!q->busy) {
+            if (q->head == q->tail) {
+                q->state = VGPU_QUEUE_STATE_IDLE;
+                break;
+            }
+            if (!vgpu_queue_fetch(s, q)) {
+                break;
+            }
+            budget -= VGPU_CMD_COST;
+        }
+        st = vgpu_cmd_exec(s, q, &budget);
+        if (st != VGPU_CMD_DONE) {
+            break;
+        }
+        q->head = (q->cmd.offset + q->cmd.len * 4) & (q->ring_size - 1);
+        q->busy = false;
+        vgpu_count(s, q->context, VGPU_CTR_COMMANDS, 1);
+    }
+}
+
+static void vgpu_sched_update(VGPUState *s)
+{
+    bool run = s->inval_req_seqno != s->inval_done_seqno;
+    bool wait = false;
+    int i;
+
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        run |= s->queue[i].state == VGPU_QUEUE_STATE_RUNNING;
+        wait |= s->queue[i].state == VGPU_QUEUE_STATE_WAITING;
+    }
+    if (run) {
+        qemu_bh_schedule(s->sched_bh);
+    } else if (wait) {
+        timer_mod(s->poll_timer,
+                  qemu_clock_get_ns(QEMU_CLOCK_REALTIME) + VGPU_WAIT_POLL_NS);
+    }
+}
+
+static void vgpu_sched_bh(void *opaque)
+{
+    VGPUState *s = opaque;
+    int i;
+
+    if (!runstate_is_running()) {
+        return;                 /* vgpu_vm_state_change() restarts us */
+    }
+    s->in_engine = true;
+    vgpu_inval_process(s);
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        VGPUQueue *q = &s->queue[(s->rr_next + i) % VGPU_NUM_QUEUES];
+
+        if (q->state == VGPU_QUEUE_STATE_RUNNING ||
+            q->state == VGPU_QUEUE_STATE_WAITING) {
+            vgpu_queue_run(s, q);
+        }
+    }
+    s->rr_next = (s->rr_next + 1) % VGPU_NUM_QUEUES;
+    s->in_engine = false;
+    vgpu_sched_update(s);
+}
+
+static void vgpu_poll_timer(void *opaque)
+{
+    vgpu_engine_kick(opaque);
+}
+
+static void vgpu_vm_state_change(void *opaque, bool running, RunState state)
+{
+    if (running) {
+        vgpu_engine_kick(opaque);
+    }
+}
+
+void vgpu_engine_kick(VGPUState *s)
+{
+    qemu_bh_schedule(s->sched_bh);
+}
+
+void vgpu_engine_init(VGPUState *s)
+{
+    s->sched_bh = qemu_bh_new(vgpu_sched_bh, s);
+    s->poll_timer = timer_new_ns(QEMU_CLOCK_REALTIME, vgpu_poll_timer, s);
+    s->vmstate_entry = qemu_add_vm_change_state_handler(vgpu_vm_state_change,
+                                                        s);
+}
+
+void vgpu_engine_fini(VGPUState *s)
+{
+    qemu_del_vm_change_state_handler(s->vmstate_entry);
+    timer_free(s->poll_timer);
+    qemu_bh_delete(s->sched_bh);
+}
+
+void vgpu_queue_reset_all(VGPUState *s)
+{
+    int i;
+
+    qemu_bh_cancel(s->sched_bh);
+    timer_del(s->poll_timer);
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        VGPUQueue *q = &s->queue[i];
+        VGPUTlb l1 = q->l1;
+
+        memset(q, 0, sizeof(*q));
+        q->state = VGPU_QUEUE_STATE_DISABLED;
+        q->l1 = l1;
+        vgpu_tlb_flush(&q->l1);
+    }
+    s->rr_next = 0;
+}
+
+/* ------------------------------------------------------------ Registers --- */
+
+bool vgpu_queue_reg64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t *val)
+{
+    VGPUQueue *q = &s->queue[qi];
+
+    switch (reg) {
+    case VGPU_QUEUE_RING_LO:
+        *val = q->ring;
+        return true;
+    case VGPU_QUEUE_FENCE_LO:
+        *val = q->fence;
+        return true;
+    case VGPU_QUEUE_FAULT_VA_LO:
+        *val = q->fault_va;
+        return true;
+    default:
+        return false;
+    }
+}
+
+uint32_t vgpu_queue_read(VGPUState *s, unsigned qi, hwaddr reg)
+{
+    VGPUQueue *q = &s->queue[qi];
+
+    switch (reg) {
+    case VGPU_QUEUE_RING_SIZE:
+        return q->ring_size;
+    case VGPU_QUEUE_CONTEXT:
+        return q->context;
+    case VGPU_QUEUE_HEAD:
+        return q->head;
+    case VGPU_QUEUE_TAIL:
+        return q->tail;
+    case VGPU_QUEUE_STATUS:
+        return VGPU_FIELD_PREP(VGPU_QUEUE_STATUS_STATE, q->state) |
+               VGPU_FIELD_PREP(VGPU_QUEUE_STATUS_ERROR, q->error);
+    case VGPU_QUEUE_CMD_OFFSET:
+        return q->cmd.offset;
+    case VGPU_QUEUE_FAULT_INFO:
+        return q->fault_info;
+    default:
+        return 0;
+    }
+}
+
+/* Ring set-up may change only while the queue is disabled. */
+static bool vgpu_queue_config_ok(VGPUState *s, VGPUQueue *q, const char *reg)
+{
+    if (q->state == VGPU_QUEUE_STATE_DISABLED) {
+        return true;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s written while "
+                  "enabled\n", vgpu_queue_index(s, q), reg);
+    vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING);
+    return false;
+}
+
+void vgpu_queue_write64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t val)
+{
+    VGPUQueue *q = &s->queue[qi];
+
+    if (reg == VGPU_QUEUE_RING_LO && vgpu_queue_config_ok(s, q, "RING")) {
+        q->ring = val;
+    }
+}
+
+static void vgpu_queue_enable(VGPUState *s, VGPUQueue *q)
+{
+    unsigned qi = vgpu_queue_index(s, q);
+
+    if (q->state != VGPU_QUEUE_STATE_DISABLED &&
+        q->state != VGPU_QUEUE_STATE_ERROR) {
+        return;
+    }
+    if (q->context >= VGPU_NUM_CONTEXTS) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: context %u out of "
+                      "range\n", qi, q->context);
+        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CONTEXT);
+        return;
+    }
+    if (!vgpu_desc_valid(q->ring) || !vgpu_ring_size_ok(q->ring_size) ||
+        !vgpu_ring_offset_ok(q, q->head) || !vgpu_ring_offset_ok(q, q->tail)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: bad ring (descriptor "
+                      "0x%" PRIx64 ", size 0x%x, head 0x%x, tail 0x%x)\n",
+                      qi, q->ring, q->ring_size, q->head, q->tail);
+        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING);
+        return;
+    }
+    q->error = VGPU_QUEUE_ERROR_NONE;
+    q->state = q->head != q->tail ? VGPU_QUEUE_STATE_RUNNING
+                                  : VGPU_QUEUE_STATE_IDLE;
+    vgpu_engine_kick(s);
+}
+
+static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
+{
+    unsigned qi = vgpu_queue_index(s, q);
+
+    trace_vgpu_queue_control(qi, val, q->state);
+    if (val & VGPU_QUEUE_CONTROL_RESET) {
+        q->busy = false;
+        q->head = q->tail = 0;
+        q->error = VGPU_QUEUE_ERROR_NONE;
+        q->fault_va = 0;
+        q->fault_info = 0;
+        memset(&q->cmd, 0, sizeof(q->cmd));
+        if (q->state != VGPU_QUEUE_STATE_DISABLED) {
+            q->state = VGPU_QUEUE_STATE_IDLE;
+        }
+    }
+    if (val & VGPU_QUEUE_CONTROL_DISABLE) {
+        q->busy = false;            /* the command restarts on ENABLE */
+        q->state = VGPU_QUEUE_STATE_DISABLED;
+    }
+    if ((val & VGPU_QUEUE_CONTROL_CANCEL) &&
+        q->state == VGPU_QUEUE_STATE_STALLED) {
+        q->head = (q->cmd.offset + q->cmd.len * 4) & (q->ring_size - 1);
+        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CANCELLED);
+    }
+    if ((val & VGPU_QUEUE_CONTROL_REPLAY) &&
+        q->state == VGPU_QUEUE_STATE_STALLED) {
+        q->state = VGPU_QUEUE_STATE_RUNNING;
+        vgpu_engine_kick(s);
+    }
+    if (val & VGPU_QUEUE_CONTROL_ENABLE) {
+        vgpu_queue_enable(s, q);
+    }
+}
+
+void vgpu_queue_write(VGPUState *s, unsigned qi, hwaddr reg, uint32_t val)
+{
+    VGPUQueue *q = &s->queue[qi];
+
+    switch (reg) {
+    case VGPU_QUEUE_RING_SIZE:
+        if (vgpu_queue_config_ok(s, q, "RING_SIZE")) {
+            q->ring_size = val;
+        }
+        break;
+    case VGPU_QUEUE_CONTEXT:
+        if (vgpu_queue_config_ok(s, q, "CONTEXT")) {
+            q->context = val;
+        }
+        break;
+    case VGPU_QUEUE_TAIL:
+        q->tail = val;
+        if (q->state != VGPU_QUEUE_STATE_DISABLED &&
+            q->state != VGPU_QUEUE_STATE_ERROR &&
+            !vgpu_ring_offset_ok(q, val)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: TAIL 0x%x outside "
+                          "the 0x%x-byte ring\n", qi, val, q->ring_size);
+            vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING);
+        }
+        break;
+    case VGPU_QUEUE_DOORBELL:
+        trace_vgpu_doorbell(qi, q->head, q->tail, q->state);
+        if (q->state == VGPU_QUEUE_STATE_IDLE && q->head != q->tail) {
+            q->state = VGPU_QUEUE_STATE_RUNNING;
+        }
+        if (q->state == VGPU_QUEUE_STATE_RUNNING) {
+            vgpu_engine_kick(s);
+        }
+        break;
+    case VGPU_QUEUE_CONTROL:
+        vgpu_queue_control(s, q, val);
+        break;
+    default:
+        break;
+    }
+}

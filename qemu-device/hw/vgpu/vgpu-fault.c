@@ -1,0 +1,112 @@
+/*
+ * vgpu faults: fault records, the fault buffer, and stalling the queue.
+ *
+ * The fault buffer is a ring of FAULT_BUF_ENTRIES 32-byte records in VRAM
+ * or system memory (FAULT_BUF is a memory descriptor).  The device writes
+ * at FAULT_BUF_TAIL, the driver consumes from FAULT_BUF_HEAD; the ring is
+ * full when advancing the tail would make it equal to the head (one slot
+ * stays empty).  A record's VALID flag (dw3) is written last, after the
+ * rest of the record.
+ *
+ * A fault stalls only the queue that took it: the queue's state becomes
+ * STALLED and its FAULT_VA/FAULT_INFO registers hold the fault until the
+ * driver answers REPLAY or CANCEL.  A stalled queue does not run, so it
+ * reports its page once.  When the record cannot be written (buffer full,
+ * not set up, or not writable) it is dropped, FAULT_BUF_OVERFLOWS and the
+ * FAULT_OVERFLOWS counter count it and INT_FAULT_OVERFLOW is raised; the
+ * queue still stalls and its registers still describe the fault, so the
+ * driver recovers by scanning the stalled queues.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "vgpu-internal.h"
+#include "trace.h"
+
+static bool vgpu_fault_buf_valid(VGPUState *s)
+{
+    return vgpu_desc_valid(s->fault_buf) &&
+           is_power_of_2(s->fault_entries) &&
+           s->fault_entries >= VGPU_FAULT_BUF_ENTRIES_MIN &&
+           s->fault_entries <= VGPU_FAULT_BUF_ENTRIES_MAX &&
+           s->fault_head < s->fault_entries &&
+           s->fault_tail < s->fault_entries;
+}
+
+/*
+ * Re-evaluate STATUS.FAULT_BUF_ERROR after the driver changed the fault
+ * buffer registers.  A buffer that is not VALID is simply absent.
+ */
+void vgpu_fault_buf_check(VGPUState *s)
+{
+    if (!vgpu_desc_valid(s->fault_buf) || vgpu_fault_buf_valid(s)) {
+        s->status &= ~VGPU_STATUS_FAULT_BUF_ERROR;
+        return;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "vgpu: fault buffer set-up invalid "
+                  "(entries %u, head %u, tail %u); faults will be dropped\n",
+                  s->fault_entries, s->fault_head, s->fault_tail);
+    s->status |= VGPU_STATUS_FAULT_BUF_ERROR;
+}
+
+static bool vgpu_fault_record_write(VGPUState *s, uint64_t va, uint32_t info)
+{
+    uint32_t rec[VGPU_FAULT_RECORD_SIZE / 4] = { 0 };
+    uint32_t valid = cpu_to_le32(VGPU_FAULT_DW3_VALID);
+    uint64_t now = vgpu_now_ns();
+    uint64_t off;
+    uint32_t next;
+
+    if (!vgpu_fault_buf_valid(s)) {
+        return false;
+    }
+    next = (s->fault_tail + 1) & (s->fault_entries - 1);
+    if (next == s->fault_head) {
+        return false;
+    }
+    rec[VGPU_FAULT_DW_VA_LO] = cpu_to_le32(va);
+    rec[VGPU_FAULT_DW_VA_HI] = cpu_to_le32(va >> 32);
+    rec[VGPU_FAULT_DW_INFO] = cpu_to_le32(info);
+    rec[VGPU_FAULT_DW_TIME_LO] = cpu_to_le32(now);
+    rec[VGPU_FAULT_DW_TIME_HI] = cpu_to_le32(now >> 32);
+    off = (uint64_t)s->fault_tail * VGPU_FAULT_RECORD_SIZE;
+    if (!vgpu_phys_write(s, s->fault_buf, off, rec, sizeof(rec)) ||
+        !vgpu_phys_write(s, s->fault_buf, off + VGPU_FAULT_DW_FLAGS * 4,
+                         &valid, sizeof(valid))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: fault buffer not writable at "
+                      "entry %u; fault record dropped\n", s->fault_tail);
+        s->status |= VGPU_STATUS_FAULT_BUF_ERROR;
+        return false;
+    }
+    s->fault_tail = next;
+    return true;
+}
+
+void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
+                      unsigned access, const VGPUFaultInfo *f)
+{
+    unsigned qi = vgpu_queue_index(s, q);
+    uint64_t page = va & ~(VGPU_PAGE_SIZE_4K - 1);
+    uint32_t info = VGPU_FIELD_PREP(VGPU_FAULT_INFO_QUEUE, qi) |
+                    VGPU_FIELD_PREP(VGPU_FAULT_INFO_CTX, q->context) |
+                    VGPU_FIELD_PREP(VGPU_FAULT_INFO_ACCESS, access) |
+                    VGPU_FIELD_PREP(VGPU_FAULT_INFO_REASON, f->reason) |
+                    VGPU_FIELD_PREP(VGPU_FAULT_INFO_LEVEL, f->level);
+
+    q->state = VGPU_QUEUE_STATE_STALLED;
+    q->fault_va = page;
+    q->fault_info = info;
+    vgpu_count(s, q->context, VGPU_CTR_FAULTS, 1);
+    trace_vgpu_fault(qi, q->context, va, access, f->reason, f->level);
+
+    if (vgpu_fault_record_write(s, page, info)) {
+        vgpu_irq_raise(s, VGPU_INT_FAULT);
+        return;
+    }
+    s->fault_overflows++;
+    vgpu_count(s, UINT32_MAX, VGPU_CTR_FAULT_OVERFLOWS, 1);
+    trace_vgpu_fault_overflow(qi, s->fault_overflows);
+    vgpu_irq_raise(s, VGPU_INT_FAULT_OVERFLOW);
+}

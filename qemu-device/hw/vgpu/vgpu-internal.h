@@ -1,0 +1,277 @@
+/*
+ * vgpu device model: state shared by the files of hw/vgpu/.
+ *
+ *   vgpu.c         PCI identity, BARs, register file, interrupts, reset,
+ *                  migration
+ *   vgpu-tlb.c     the set-associative TLBs and asynchronous invalidation
+ *   vgpu-mmu.c     page-table walks, A/D bits, translation, device memory
+ *                  access through the VRAM and system apertures
+ *   vgpu-engine.c  hardware queues: rings, doorbells, the round-robin
+ *                  scheduler, queue states and errors
+ *   vgpu-cmd.c     the commands a queue executes
+ *   vgpu-fault.c   fault records and the fault buffer
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_VGPU_INTERNAL_H
+#define HW_VGPU_INTERNAL_H
+
+#include "qemu/units.h"
+#include "qemu/timer.h"
+#include "hw/pci/pci.h"
+#include "qom/object.h"
+#include "sysemu/runstate.h"
+#include "hw/vgpu/vgpu_hw.h"
+
+#define TYPE_VGPU "vgpu"
+OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU)
+
+/*
+ * Scheduling: each queue gets at most VGPU_SLICE_BUDGET units of work per
+ * round (a unit is a byte moved or checksummed; a command costs
+ * VGPU_CMD_COST, a TOUCH access VGPU_TOUCH_COST).  Queues blocked on WAIT
+ * are re-polled every VGPU_WAIT_POLL_NS of host time.
+ */
+#define VGPU_SLICE_BUDGET       (512 * KiB)
+#define VGPU_CMD_COST           64
+#define VGPU_TOUCH_COST         128
+#define VGPU_WAIT_POLL_NS       (100 * SCALE_US)
+#define VGPU_BOUNCE_SIZE        (64 * KiB)
+
+/*
+ * Field helpers for the contract header's _SHIFT/_MASK pairs:
+ * VGPU_FIELD_GET(hdr, VGPU_CMD_OPCODE), VGPU_FIELD_PREP(VGPU_CMD_LEN, 7).
+ */
+#define VGPU_FIELD_GET(val, f)  (((val) & f##_MASK) >> f##_SHIFT)
+#define VGPU_FIELD_PREP(f, v)   (((uint32_t)(v) << f##_SHIFT) & f##_MASK)
+
+/* Longest fixed part of a command: the TOUCH header and its 8 arguments. */
+#define VGPU_CMD_MAX_ARGS       8
+
+/* Leaf sizes a TLB entry can hold, smallest first. */
+#define VGPU_TLB_NR_SIZES       4
+extern const uint8_t vgpu_leaf_shifts[VGPU_TLB_NR_SIZES];
+
+typedef struct VGPUTlbEntry {
+    uint64_t tag;           /* va >> shift */
+    uint64_t pte;           /* the leaf entry as the walk left it */
+    uint32_t lru;           /* last use, for replacement */
+    uint8_t ctx;
+    uint8_t shift;          /* page size; 0: entry invalid */
+    uint8_t level;          /* level of the leaf */
+} VGPUTlbEntry;
+
+typedef struct VGPUTlb {
+    uint32_t sets;
+    uint32_t ways;
+    uint32_t clock;
+    uint32_t nr_by_size[VGPU_TLB_NR_SIZES];  /* valid entries per size */
+    VGPUTlbEntry *entries;                  /* sets * ways */
+} VGPUTlb;
+
+/* A translation: where a VA lives and how much of its page follows. */
+typedef struct VGPUXlate {
+    uint64_t pa;            /* VRAM offset or system DMA address */
+    uint64_t avail;         /* bytes from pa to the end of the page */
+    bool system;
+    uint8_t level;
+} VGPUXlate;
+
+/* Why a translation or an access failed (fault record dw2 fields). */
+typedef struct VGPUFaultInfo {
+    uint8_t reason;
+    uint8_t level;
+} VGPUFaultInfo;
+
+/* A pending TLB invalidation request. */
+typedef struct VGPUInval {
+    uint32_t cmd;
+    uint64_t va;
+    uint64_t size;
+} VGPUInval;
+
+/* The command a queue is executing, decoded once. */
+typedef struct VGPUCmd {
+    uint32_t header;
+    uint32_t offset;        /* ring offset of the header */
+    uint32_t len;           /* dwords, header included */
+    uint32_t arg[VGPU_CMD_MAX_ARGS];
+    uint64_t done;          /* progress: bytes or accesses */
+    uint64_t acc;           /* checksum accumulator, PRNG state */
+    uint32_t pass;          /* TOUCH: passes completed */
+} VGPUCmd;
+
+typedef struct VGPUQueue {
+    /* registers */
+    uint64_t ring;          /* memory descriptor */
+    uint32_t ring_size;
+    uint32_t context;
+    uint32_t head;
+    uint32_t tail;
+    uint32_t state;
+    uint32_t error;
+    uint64_t fence;
+    uint64_t fault_va;
+    uint32_t fault_info;
+
+    /* command in flight */
+    bool busy;
+    VGPUCmd cmd;
+
+    /* derived, not migrated */
+    VGPUTlb l1;
+} VGPUQueue;
+
+struct VGPUState {
+    /*< private >*/
+    PCIDevice parent_obj;
+
+    /*< public >*/
+    MemoryRegion mmio;
+    MemoryRegion vram;          /* all of VRAM */
+    MemoryRegion vram_bar;      /* BAR2 container, power-of-two sized */
+    MemoryRegion vram_window;   /* alias of vram at visible_base */
+    uint8_t *vram_ptr;
+    QEMUBH *sched_bh;
+    QEMUTimer *poll_timer;
+    VMChangeStateEntry *vmstate_entry;
+    uint8_t *bounce;
+
+    /* configuration (properties) */
+    uint64_t vram_size;
+    uint64_t visible_size;
+    uint32_t l1_sets;
+    uint32_t l1_ways;
+    uint32_t l2_sets;
+    uint32_t l2_ways;
+    bool strict;
+    uint32_t chunk_shift;
+    uint32_t nr_chunks;
+
+    /* registers */
+    uint64_t visible_base;
+    uint32_t status;
+    uint32_t int_status;
+    uint32_t int_enable;
+    uint32_t fence_queues;
+    uint32_t error_queues;
+    uint64_t inval_va;
+    uint64_t inval_size;
+    uint32_t inval_req_seqno;
+    uint32_t inval_done_seqno;
+    VGPUInval inval_fifo[VGPU_INVAL_QUEUE_DEPTH];
+    uint64_t fault_buf;
+    uint32_t fault_entries;
+    uint32_t fault_head;
+    uint32_t fault_tail;
+    uint32_t fault_overflows;
+    uint32_t access_ctr_index;
+    uint64_t ctx_root[VGPU_NUM_CONTEXTS];
+    VGPUQueue queue[VGPU_NUM_QUEUES];
+    uint64_t ctr_global[VGPU_CTR_NR];
+    uint64_t ctr_ctx[VGPU_NUM_CONTEXTS][VGPU_CTR_NR];
+    uint64_t *access_ctr;       /* nr_chunks */
+
+    /* 64-bit register halves: the _LO written, the _HI read snapshot */
+    uint32_t wlatch_addr;
+    uint32_t wlatch_val;
+    uint32_t rlatch_addr;
+    uint32_t rlatch_val;
+
+    /* scheduler */
+    uint32_t rr_next;
+    bool in_engine;             /* the scheduler is running (not migrated) */
+
+    /* derived, not migrated */
+    VGPUTlb l2;
+};
+
+/* vgpu.c */
+void vgpu_irq_raise(VGPUState *s, uint32_t causes);
+uint64_t vgpu_now_ns(void);
+
+static inline void vgpu_count(VGPUState *s, uint32_t ctx, unsigned ctr,
+                              uint64_t n)
+{
+    s->ctr_global[ctr] += n;
+    if (ctx < VGPU_NUM_CONTEXTS) {
+        s->ctr_ctx[ctx][ctr] += n;
+    }
+}
+
+/* Memory descriptors (roots, rings, fault buffer) are encoded as PDEs. */
+static inline bool vgpu_desc_valid(uint64_t desc)
+{
+    return desc & VGPU_PTE_VALID;
+}
+
+static inline bool vgpu_desc_system(uint64_t desc)
+{
+    return desc & VGPU_PTE_SYSTEM;
+}
+
+static inline uint64_t vgpu_desc_addr(uint64_t desc)
+{
+    return desc & VGPU_PTE_ADDR_MASK;
+}
+
+/* vgpu-tlb.c */
+bool vgpu_tlb_init(VGPUTlb *tlb, uint32_t sets, uint32_t ways, Error **errp);
+void vgpu_tlb_free(VGPUTlb *tlb);
+void vgpu_tlb_flush(VGPUTlb *tlb);
+VGPUTlbEntry *vgpu_tlb_lookup(VGPUTlb *tlb, uint32_t ctx, uint64_t va);
+void vgpu_tlb_insert(VGPUTlb *tlb, const VGPUTlbEntry *e);
+void vgpu_tlb_drop(VGPUTlb *tlb, VGPUTlbEntry *e);
+void vgpu_tlb_flush_all(VGPUState *s);
+bool vgpu_inval_submit(VGPUState *s, uint32_t cmd);
+bool vgpu_inval_process(VGPUState *s);
+
+/* vgpu-mmu.c */
+bool vgpu_mmu_translate(VGPUState *s, VGPUQueue *q, uint64_t va,
+                        unsigned access, VGPUXlate *x, VGPUFaultInfo *f);
+bool vgpu_mem_read(VGPUState *s, uint32_t ctx, const VGPUXlate *x,
+                   void *buf, uint64_t len);
+bool vgpu_mem_write(VGPUState *s, uint32_t ctx, const VGPUXlate *x,
+                    const void *buf, uint64_t len);
+bool vgpu_mem_copy(VGPUState *s, uint32_t ctx, const VGPUXlate *dst,
+                   const VGPUXlate *src, uint64_t len, bool *dst_failed);
+bool vgpu_phys_read(VGPUState *s, uint64_t desc, uint64_t off,
+                    void *buf, uint64_t len);
+bool vgpu_phys_write(VGPUState *s, uint64_t desc, uint64_t off,
+                     const void *buf, uint64_t len);
+
+/* vgpu-engine.c */
+void vgpu_engine_init(VGPUState *s);
+void vgpu_engine_fini(VGPUState *s);
+void vgpu_engine_kick(VGPUState *s);
+void vgpu_queue_reset_all(VGPUState *s);
+uint32_t vgpu_queue_read(VGPUState *s, unsigned qi, hwaddr reg);
+void vgpu_queue_write(VGPUState *s, unsigned qi, hwaddr reg, uint32_t val);
+bool vgpu_queue_reg64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t *val);
+void vgpu_queue_write64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t val);
+void vgpu_queue_set_error(VGPUState *s, VGPUQueue *q, uint32_t cause);
+bool vgpu_ring_read(VGPUState *s, VGPUQueue *q, uint32_t off,
+                    uint32_t *buf, uint32_t n);
+
+static inline unsigned vgpu_queue_index(VGPUState *s, VGPUQueue *q)
+{
+    return q - s->queue;
+}
+
+/* vgpu-cmd.c */
+typedef enum VGPUCmdStatus {
+    VGPU_CMD_DONE,          /* completed; advance the head */
+    VGPU_CMD_YIELD,         /* budget used up; continue next slice */
+    VGPU_CMD_BLOCKED,       /* queue left RUNNING (fault, wait, error) */
+} VGPUCmdStatus;
+
+uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q);
+VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget);
+
+/* vgpu-fault.c */
+void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
+                      unsigned access, const VGPUFaultInfo *f);
+void vgpu_fault_buf_check(VGPUState *s);
+
+#endif /* HW_VGPU_INTERNAL_H */

@@ -1,0 +1,235 @@
+/*
+ * vgpu TLBs: one L1 per queue and a shared L2, set-associative, tagged by
+ * context, and the asynchronous invalidation engine.
+ *
+ * An entry caches one leaf (4 KiB, a 64 KiB fragment, 2 MiB or 1 GiB) as
+ * the walk found it.  Nothing but an invalidation request or a device reset
+ * removes an entry for a change in the page tables: a driver that rewrites
+ * a PTE and does not invalidate keeps reading through the old translation,
+ * exactly as it would on real hardware.
+ *
+ * Lookup probes one set per leaf size (the set index is a hash of the
+ * context and the VA bits above that size), skipping sizes the TLB holds
+ * no entry of.  Replacement is least-recently-used within a set.
+ *
+ * Invalidation requests (all, context, range) are queued by an MMIO write
+ * to INVAL_CMD and carried out later by the scheduler bottom half, in
+ * order, between queue time slices; each completed request advances
+ * INVAL_DONE_SEQNO and raises INT_INVAL_DONE.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "vgpu-internal.h"
+#include "trace.h"
+
+const uint8_t vgpu_leaf_shifts[VGPU_TLB_NR_SIZES] = { 12, 16, 21, 30 };
+
+static int vgpu_size_index(uint8_t shift)
+{
+    int i;
+
+    for (i = 0; i < VGPU_TLB_NR_SIZES; i++) {
+        if (vgpu_leaf_shifts[i] == shift) {
+            return i;
+        }
+    }
+    g_assert_not_reached();
+}
+
+bool vgpu_tlb_init(VGPUTlb *tlb, uint32_t sets, uint32_t ways, Error **errp)
+{
+    if (!sets || !is_power_of_2(sets) || sets > 32768) {
+        error_setg(errp, "vgpu: TLB sets must be a power of two, 1..32768 "
+                   "(got %u)", sets);
+        return false;
+    }
+    if (!ways || ways > 64) {
+        error_setg(errp, "vgpu: TLB ways must be 1..64 (got %u)", ways);
+        return false;
+    }
+    tlb->sets = sets;
+    tlb->ways = ways;
+    tlb->entries = g_new0(VGPUTlbEntry, (size_t)sets * ways);
+    vgpu_tlb_flush(tlb);
+    return true;
+}
+
+void vgpu_tlb_free(VGPUTlb *tlb)
+{
+    g_free(tlb->entries);
+    tlb->entries = NULL;
+}
+
+void vgpu_tlb_flush(VGPUTlb *tlb)
+{
+    memset(tlb->entries, 0, sizeof(VGPUTlbEntry) * tlb->sets * tlb->ways);
+    memset(tlb->nr_by_size, 0, sizeof(tlb->nr_by_size));
+    tlb->clock = 0;
+}
+
+static VGPUTlbEntry *vgpu_tlb_set(VGPUTlb *tlb, uint32_t ctx, uint64_t tag)
+{
+    uint64_t h = tag ^ (tag >> 17) ^ ((uint64_t)ctx * 0x9e3779b1u);
+
+    return &tlb->entries[(h & (tlb->sets - 1)) * tlb->ways];
+}
+
+VGPUTlbEntry *vgpu_tlb_lookup(VGPUTlb *tlb, uint32_t ctx, uint64_t va)
+{
+    int i;
+    uint32_t w;
+
+    for (i = 0; i < VGPU_TLB_NR_SIZES; i++) {
+        uint8_t shift = vgpu_leaf_shifts[i];
+        uint64_t tag = va >> shift;
+        VGPUTlbEntry *set;
+
+        if (!tlb->nr_by_size[i]) {
+            continue;
+        }
+        set = vgpu_tlb_set(tlb, ctx, tag);
+        for (w = 0; w < tlb->ways; w++) {
+            VGPUTlbEntry *e = &set[w];
+
+            if (e->shift == shift && e->ctx == ctx && e->tag == tag) {
+                e->lru = ++tlb->clock;
+                return e;
+            }
+        }
+    }
+    return NULL;
+}
+
+void vgpu_tlb_drop(VGPUTlb *tlb, VGPUTlbEntry *e)
+{
+    if (e->shift) {
+        tlb->nr_by_size[vgpu_size_index(e->shift)]--;
+        e->shift = 0;
+    }
+}
+
+void vgpu_tlb_insert(VGPUTlb *tlb, const VGPUTlbEntry *ne)
+{
+    VGPUTlbEntry *set = vgpu_tlb_set(tlb, ne->ctx, ne->tag);
+    VGPUTlbEntry *victim = NULL;
+    uint32_t w;
+
+    for (w = 0; w < tlb->ways; w++) {
+        VGPUTlbEntry *e = &set[w];
+
+        if (e->shift == ne->shift && e->ctx == ne->ctx && e->tag == ne->tag) {
+            victim = e;             /* refill of the same page */
+            break;
+        }
+        if (!victim || (victim->shift && (!e->shift || e->lru < victim->lru))) {
+            victim = e;
+        }
+    }
+    vgpu_tlb_drop(tlb, victim);
+    *victim = *ne;
+    victim->lru = ++tlb->clock;
+    tlb->nr_by_size[vgpu_size_index(ne->shift)]++;
+}
+
+/* Drop the entries a request covers; returns how many were dropped. */
+static uint32_t vgpu_tlb_invalidate(VGPUTlb *tlb, unsigned op, uint32_t ctx,
+                                    uint64_t va, uint64_t size)
+{
+    uint32_t i, n = 0;
+    uint64_t end = va + size < va ? UINT64_MAX : va + size;
+
+    for (i = 0; i < tlb->sets * tlb->ways; i++) {
+        VGPUTlbEntry *e = &tlb->entries[i];
+        uint64_t start, last;
+
+        if (!e->shift) {
+            continue;
+        }
+        switch (op) {
+        case VGPU_INVAL_OP_CONTEXT:
+            if (e->ctx != ctx) {
+                continue;
+            }
+            break;
+        case VGPU_INVAL_OP_RANGE:
+            start = e->tag << e->shift;
+            last = start + (1ull << e->shift);
+            if (e->ctx != ctx || !size || start >= end || last <= va) {
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        vgpu_tlb_drop(tlb, e);
+        n++;
+    }
+    return n;
+}
+
+void vgpu_tlb_flush_all(VGPUState *s)
+{
+    int i;
+
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        vgpu_tlb_flush(&s->queue[i].l1);
+    }
+    vgpu_tlb_flush(&s->l2);
+}
+
+/*
+ * INVAL_CMD: accept a request.  Returns false when the request queue is
+ * full; the caller reports that in STATUS.
+ */
+bool vgpu_inval_submit(VGPUState *s, uint32_t cmd)
+{
+    VGPUInval *req;
+
+    if (s->inval_req_seqno - s->inval_done_seqno >= VGPU_INVAL_QUEUE_DEPTH) {
+        return false;
+    }
+    req = &s->inval_fifo[s->inval_req_seqno % VGPU_INVAL_QUEUE_DEPTH];
+    req->cmd = cmd;
+    req->va = s->inval_va;
+    req->size = s->inval_size;
+    s->inval_req_seqno++;
+    trace_vgpu_inval_submit(s->inval_req_seqno,
+                            VGPU_FIELD_GET(cmd, VGPU_INVAL_CMD_OP),
+                            VGPU_FIELD_GET(cmd, VGPU_INVAL_CMD_CTX),
+                            req->va, req->size);
+    return true;
+}
+
+/* Carry out every accepted request.  Returns true if any completed. */
+bool vgpu_inval_process(VGPUState *s)
+{
+    bool any = false;
+
+    while (s->inval_done_seqno != s->inval_req_seqno) {
+        VGPUInval *req =
+            &s->inval_fifo[s->inval_done_seqno % VGPU_INVAL_QUEUE_DEPTH];
+        unsigned op = VGPU_FIELD_GET(req->cmd, VGPU_INVAL_CMD_OP);
+        uint32_t ctx = VGPU_FIELD_GET(req->cmd, VGPU_INVAL_CMD_CTX);
+        uint32_t n;
+        int i;
+
+        n = vgpu_tlb_invalidate(&s->l2, op, ctx, req->va, req->size);
+        for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+            n += vgpu_tlb_invalidate(&s->queue[i].l1, op, ctx, req->va,
+                                     req->size);
+        }
+        s->inval_done_seqno++;
+        vgpu_count(s, op == VGPU_INVAL_OP_ALL ? UINT32_MAX : ctx,
+                   VGPU_CTR_INVALIDATIONS, 1);
+        trace_vgpu_inval_done(s->inval_done_seqno, n);
+        any = true;
+    }
+    if (any) {
+        vgpu_irq_raise(s, VGPU_INT_INVAL_DONE);
+    }
+    return any;
+}

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - device-level COPY benchmark (not a test).
+#
+# Runs the /vgpu/bench/copy case of the vgpu qtest binary: a 64 MiB COPY
+# VRAM->VRAM through 2 MiB pages and through 4 KiB pages, each timed from
+# doorbell to fence (best of 5, after a warm-up), against a host memcpy of
+# the same size in the same run.  Needs the QEMU build from
+# `tools/vm/setup.sh qemu` (or `make qemu`).
+#
+# Usage: tools/bench-device/run.sh
+set -euo pipefail
+
+CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+BUILD=$CACHE/qemu/current
+[ -x "$BUILD/tests/qtest/vgpu-test" ] ||
+	{ echo "bench-device: no QEMU build in $BUILD; run tools/vm/setup.sh qemu" >&2; exit 1; }
+
+VGPU_BENCH=1 QTEST_QEMU_BINARY=$BUILD/qemu-system-x86_64 \
+	"$BUILD/tests/qtest/vgpu-test" --tap -p /x86_64/vgpu/bench/copy 2>&1 |
+	sed -n 's/^# \(host memcpy\|COPY\)/\1/p'
