@@ -72,6 +72,7 @@
 #define VGPU_REG_VISIBLE_SIZE_HI	0x001c
 #define VGPU_REG_VISIBLE_BASE_LO	0x0020	/* RW, VRAM offset of the window */
 #define VGPU_REG_VISIBLE_BASE_HI	0x0024
+#define   VGPU_VISIBLE_BASE_ALIGN	(1u << 20)	/* window moves in 1 MiB steps */
 #define VGPU_REG_NUM_QUEUES		0x0028	/* RO */
 #define VGPU_REG_NUM_CONTEXTS		0x002c	/* RO */
 #define VGPU_REG_TLB_L1_GEOMETRY	0x0030	/* RO, per queue */
@@ -81,6 +82,7 @@
 #define   VGPU_TLB_GEOMETRY_WAYS_SHIFT	16
 #define   VGPU_TLB_GEOMETRY_WAYS_MASK	VGPU_MASK(31, 16)
 #define VGPU_REG_ACCESS_CHUNK_SHIFT	0x0038	/* RO, log2 of the counter chunk */
+#define   VGPU_ACCESS_CHUNK_SHIFT_DEFAULT 21	/* 2 MiB of VRAM per counter */
 #define VGPU_REG_TIMESTAMP_LO		0x0040	/* RO, device clock in ns */
 #define VGPU_REG_TIMESTAMP_HI		0x0044
 
@@ -91,6 +93,9 @@
 #define   VGPU_CONTROL_COUNTERS_RESET	VGPU_BIT(1)	/* all counters to 0 */
 #define VGPU_REG_STATUS			0x0054	/* RO */
 #define   VGPU_STATUS_READY		VGPU_BIT(0)
+#define   VGPU_STATUS_WINDOW_ERROR	VGPU_BIT(1)	/* last VISIBLE_BASE refused */
+#define   VGPU_STATUS_INVAL_REFUSED	VGPU_BIT(2)	/* INVAL_CMD full or invalid */
+#define   VGPU_STATUS_FAULT_BUF_ERROR	VGPU_BIT(3)	/* fault buffer set-up invalid */
 
 /* ---------------------------------------------------------- Interrupts --- */
 
@@ -123,12 +128,15 @@
 #define   VGPU_INVAL_CMD_CTX_MASK	VGPU_MASK(15, 8)
 #define VGPU_REG_INVAL_REQ_SEQNO	0x0094	/* RO, requests accepted */
 #define VGPU_REG_INVAL_DONE_SEQNO	0x0098	/* RO, requests completed */
+#define   VGPU_INVAL_QUEUE_DEPTH	64	/* requests accepted, not done */
 
 /* ------------------------------------------------------- Fault buffer --- */
 
 #define VGPU_REG_FAULT_BUF_LO		0x00a0	/* RW, memory descriptor */
 #define VGPU_REG_FAULT_BUF_HI		0x00a4
 #define VGPU_REG_FAULT_BUF_ENTRIES	0x00a8	/* RW, power of two, 16..65536 */
+#define   VGPU_FAULT_BUF_ENTRIES_MIN	16
+#define   VGPU_FAULT_BUF_ENTRIES_MAX	65536
 #define VGPU_REG_FAULT_BUF_HEAD		0x00ac	/* RW, driver: next to read */
 #define VGPU_REG_FAULT_BUF_TAIL		0x00b0	/* RO, device: next to write */
 #define VGPU_REG_FAULT_BUF_OVERFLOWS	0x00b4	/* RO, records dropped */
@@ -138,6 +146,7 @@
 #define VGPU_REG_ACCESS_CTR_INDEX	0x00c0	/* RW, VRAM chunk number */
 #define VGPU_REG_ACCESS_CTR_VALUE	0x00c4	/* RO, accesses to that chunk */
 #define VGPU_REG_ACCESS_CTR_CLEAR	0x00c8	/* WO, value = chunk, ~0 = all */
+#define   VGPU_ACCESS_CTR_CLEAR_ALL	0xffffffffu
 
 /* ------------------------------------------------------------ Contexts --- */
 
@@ -191,6 +200,9 @@
 #define VGPU_QUEUE_CMD_OFFSET		0x24	/* RO, offset of current command */
 #define VGPU_QUEUE_FENCE_LO		0x28	/* RO, last FENCE seqno written */
 #define VGPU_QUEUE_FENCE_HI		0x2c
+#define VGPU_QUEUE_FAULT_VA_LO		0x30	/* RO, stalled access, page aligned */
+#define VGPU_QUEUE_FAULT_VA_HI		0x34
+#define VGPU_QUEUE_FAULT_INFO		0x38	/* RO, as fault record dw2 */
 
 /* ------------------------------------------------------------ Counters --- */
 
@@ -239,7 +251,7 @@
 #define VGPU_PT_SIZE			4096
 #define VGPU_PAGE_SHIFT			12
 #define VGPU_PT_LEVEL_SHIFT(l)		(VGPU_PAGE_SHIFT + 9 * (l))
-#define VGPU_PT_INDEX(va, l)		(((va) >> VGPU_PT_LEVEL_SHIFT(l)) & 0x1ff)
+#define VGPU_PT_INDEX(va, l)		((unsigned int)(((unsigned long long)(va) >> VGPU_PT_LEVEL_SHIFT(l)) & 0x1ff))
 
 #define VGPU_PTE_VALID			VGPU_BIT64(0)
 #define VGPU_PTE_READ			VGPU_BIT64(1)
@@ -303,6 +315,7 @@
 #define     VGPU_TOUCH_READ		0
 #define     VGPU_TOUCH_WRITE		1
 #define     VGPU_TOUCH_RMW		2
+#define     VGPU_TOUCH_EXEC		3	/* read that needs PTE EXEC */
 #define   VGPU_TOUCH_LINE		64
 #define VGPU_OP_CHECKSUM		0x08	/* src, size, dst: FNV-1a 64 */
 #define   VGPU_CHECKSUM_LEN		7
@@ -340,8 +353,10 @@
 #define     VGPU_FAULT_EXEC_DENIED	3	/* PTE lacks EXEC */
 #define     VGPU_FAULT_BAD_ADDRESS	4	/* VA >= 2^48, or target out of range */
 #define     VGPU_FAULT_PT_DMA		5	/* page table not readable */
+#define     VGPU_FAULT_BAD_ENTRY	6	/* LEAF set at level 3 */
 #define   VGPU_FAULT_INFO_LEVEL_SHIFT	24
 #define   VGPU_FAULT_INFO_LEVEL_MASK	VGPU_MASK(27, 24)
+#define     VGPU_FAULT_LEVEL_ROOT	4	/* context root descriptor */
 #define VGPU_FAULT_DW_FLAGS		3
 #define   VGPU_FAULT_DW3_VALID		VGPU_BIT(0)
 #define VGPU_FAULT_DW_TIME_LO		4
