@@ -11,20 +11,25 @@
 #             (incremental, seconds)
 #   paths     print KIMAGE= KMODDIR= VGPU_KO= KVER= KCMDLINE_EXTRA= for the
 #             launcher (shell assignments; does not build)
+#   configure only prepare the tree and the .config (and check it)
 #   key       print the cache key of the current configuration inputs
 #   config    print the debug kernel's resolved .config
 #   check     verify that the required options are set in the .config
 #
 # Layout under $VGPU_CACHE (default ~/.cache/vgpu):
-#   debug-kernel/src-<linux-source version>/   extracted source; the vgpu
+#   debug-kernel/src-<linux-source version>[-<patches>]/   extracted source
+#       with tools/vm/debug-kernel-patches/*.patch applied; the vgpu
 #       sources are rsynced into drivers/gpu/drm/vgpu/ and
 #       include/uapi/drm/ on every build
 #   debug-kernel/<key>/                        O= object tree, where key
-#       hashes the source version, the compiler, tools/vm/debug.config and
-#       the recipe below
+#       hashes the source version, the patches, the compiler,
+#       tools/vm/debug.config and the recipe below
 #   debug-kernel/<key>/modinst/lib/modules/<kver>/   installed modules
-#       (modules_install), minus vgpu.ko, which the launcher adds
+#       (modules_install) minus vgpu's, which the launcher adds from
+#   debug-kernel/<key>/vgpu-ko/     vgpu.ko and vgpu_kunit.ko, built in-tree
 #   debug-kernel/current -> <key>
+# After a successful build, object trees and sources of other keys are
+# deleted (about 2 GB each).
 #
 # Environment: VGPU_CACHE, VGPU_JOBS (make -j, default nproc).
 
@@ -34,6 +39,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
 BASE=$CACHE/debug-kernel
 FRAGMENT=$TOP/tools/vm/debug.config
+PATCHES=$TOP/tools/vm/debug-kernel-patches
 JOBS=${VGPU_JOBS:-$(nproc)}
 
 say() { printf '[debug-kernel] %s\n' "$*" >&2; }
@@ -73,7 +79,7 @@ DEBUG_WW_MUTEX_SLOWPATH DEBUG_KMEMLEAK DEBUG_OBJECTS DEBUG_OBJECTS_FREE
 DEBUG_OBJECTS_TIMERS DEBUG_OBJECTS_WORK DEBUG_OBJECTS_RCU_HEAD
 DEBUG_OBJECTS_PERCPU_COUNTER DEBUG_VM DEBUG_LIST DMA_API_DEBUG KUNIT
 KUNIT_DEBUGFS FAULT_INJECTION FAILSLAB FAIL_PAGE_ALLOC
-FAULT_INJECTION_DEBUG_FS"
+FAULT_INJECTION_DEBUG_FS FAULT_INJECTION_STACKTRACE_FILTER"
 REQUIRED_M="DRM_VGPU DRM_VGPU_KUNIT_TEST DRM_VGEM"
 REQUIRED_N="DEBUG_KMEMLEAK_AUTO_SCAN DEBUG_KMEMLEAK_DEFAULT_OFF KUNIT_ALL_TESTS
 SLUB_TINY MODULE_SIG"
@@ -92,10 +98,31 @@ src_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true
 }
 
+patch_list() {
+	ls "$PATCHES"/*.patch 2>/dev/null | sort
+}
+
+# Empty without patches, else a short hash of their names and contents.
+patches_key() {
+	local p
+	[ -n "$(patch_list)" ] || return 0
+	for p in $(patch_list); do
+		basename "$p"
+		cat "$p"
+	done | sha1sum | cut -c1-8
+}
+
+src_dir() {
+	local pk
+	pk=$(patches_key)
+	echo "$BASE/src-$VER${pk:+-$pk}"
+}
+
 cache_key() {
 	local ver=$1
 	{
 		echo "$ver"
+		patches_key
 		gcc -dumpfullversion 2>/dev/null || echo unknown-gcc
 		echo "$RECIPE"
 		cat "$FRAGMENT"
@@ -107,7 +134,7 @@ kmake() {
 }
 
 ensure_source() {
-	local tarball tmp
+	local tarball tmp p
 	if [ -z "$VER" ]; then
 		[ "$(id -u)" = 0 ] ||
 			die "linux-source-6.12 is not installed; run as root (apt)"
@@ -116,7 +143,7 @@ ensure_source() {
 			--no-install-recommends linux-source-6.12 >/dev/null ||
 			die "cannot install linux-source-6.12"
 		VER=$(src_version)
-		SRC=$BASE/src-$VER
+		SRC=$(src_dir)
 	fi
 	[ -f "$SRC/.done" ] && return
 	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
@@ -125,6 +152,10 @@ ensure_source() {
 	rm -rf "$SRC"
 	tmp=$(mktemp -d "$BASE/src.XXXXXX")
 	tar -xf "$tarball" -C "$tmp" --strip-components=1
+	for p in $(patch_list); do
+		say "applying $(basename "$p")"
+		patch -d "$tmp" -p1 -s < "$p" || { rm -rf "$tmp"; die "$p does not apply"; }
+	done
 	mv "$tmp" "$SRC"
 	touch "$SRC/.done"
 }
@@ -143,27 +174,32 @@ append_once() {
 }
 
 # Hook vgpu into the tree (idempotent) and bring its sources up to date.
-# rsync -a keeps mtimes, so unchanged files are not rebuilt.
+# rsync -rc copies only files whose content differs and gives them a new
+# mtime (copying the repository's mtime could make a changed file look
+# older than its object), so make rebuilds exactly what changed.
 sync_driver() {
 	local drm=$SRC/drivers/gpu/drm
 	write_if_changed "$drm/Kconfig.vgpu-debug" "$GLUE_KCONFIG"
 	append_once "$drm/Kconfig" 'source "drivers/gpu/drm/vgpu/Kconfig"'
 	append_once "$drm/Kconfig" 'source "drivers/gpu/drm/Kconfig.vgpu-debug"'
-	append_once "$drm/Makefile" 'obj-$(CONFIG_DRM_VGPU) += vgpu/'
+	# The kernel build skips vgpu/ (a driver that does not build must
+	# not fail the kernel); build_driver builds it on its own.
+	append_once "$drm/Makefile" \
+		'obj-$(CONFIG_DRM_VGPU) += $(if $(VGPU_SKIP_DRIVER),,vgpu/)'
 	[ -f "$TOP/drivers/gpu/drm/vgpu/Kconfig" ] ||
 		die "drivers/gpu/drm/vgpu/Kconfig missing"
 	[ -f "$TOP/drivers/gpu/drm/vgpu/Makefile" ] ||
 		die "drivers/gpu/drm/vgpu/Makefile missing"
 	# Out-of-tree build products in the repository must not reach the
 	# source tree: make would find them through VPATH.
-	rsync -a --delete \
+	rsync -rc --delete \
 		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
 		--exclude='modules.order' --exclude='Module.symvers' \
 		--exclude='.tmp_*' --exclude='*.d' \
 		"$TOP/drivers/gpu/drm/vgpu/" "$drm/vgpu/"
 	if [ -f "$TOP/include/uapi/drm/vgpu_drm.h" ]; then
-		rsync -a "$TOP/include/uapi/drm/vgpu_drm.h" \
+		rsync -c "$TOP/include/uapi/drm/vgpu_drm.h" \
 			"$SRC/include/uapi/drm/vgpu_drm.h"
 	fi
 }
@@ -250,7 +286,8 @@ build_kernel() {
 	fi
 	t0=$(date +%s)
 	say "building the debug kernel in $OBJ (make -j$JOBS; about 4 min on 2 cores the first time)"
-	logged_make "kernel build" "$OBJ/build.log" -j"$JOBS" bzImage modules
+	logged_make "kernel build" "$OBJ/build.log" -j"$JOBS" \
+		VGPU_SKIP_DRIVER=1 bzImage modules
 	check_config || die "configuration changed during the build (vgpu Kconfig?)"
 	mv "$OBJ/.last-lines" "$OBJ/.build-lines"
 	install_modules
@@ -263,37 +300,51 @@ install_modules() {
 	kver=$(cat "$OBJ/include/config/kernel.release")
 	rm -rf "$OBJ/modinst"
 	kmake INSTALL_MOD_PATH="$OBJ/modinst" INSTALL_MOD_STRIP=1 \
-		DEPMOD=true modules_install >"$OBJ/modules_install.log" 2>&1 ||
+		VGPU_SKIP_DRIVER=1 DEPMOD=true modules_install >"$OBJ/modules_install.log" 2>&1 ||
 		{ tail -n 20 "$OBJ/modules_install.log"; die "modules_install failed"; }
-	# The launcher installs vgpu.ko itself, as extra/vgpu.ko.
-	find "$OBJ/modinst/lib/modules/$kver" -name vgpu.ko -delete
+	# vgpu's modules reach the guest through VGPU_KO (see build_driver).
+	rm -rf "$OBJ/modinst/lib/modules/$kver/kernel/drivers/gpu/drm/vgpu"
 	rm -f "$OBJ/modinst/lib/modules/$kver/build" \
 		"$OBJ/modinst/lib/modules/$kver/source"
+	depmod -b "$OBJ/modinst" "$kver"
 }
 
-# Rebuild only vgpu's directory: seconds after a driver change.
+# Rebuild only vgpu's modules: seconds after a driver change.  Naming the
+# .ko files makes Kbuild build their directories and run modpost for just
+# them (a directory target skips modpost; M= would build in the source).
 build_driver() {
-	local t0 kver kunit_dst
+	local t0 kos=drivers/gpu/drm/vgpu/vgpu.ko ko
 	t0=$(date +%s)
-	kver=$(cat "$OBJ/include/config/kernel.release")
-	say "building vgpu.ko in-tree (M=drivers/gpu/drm/vgpu)"
-	logged_make "vgpu.ko" "$OBJ/vgpu-build.log" -j"$JOBS" \
-		M=drivers/gpu/drm/vgpu modules
-	rm -f "$OBJ/.last-lines"
-	[ -f "$OBJ/drivers/gpu/drm/vgpu/vgpu.ko" ] ||
-		die "vgpu.ko was not built (see $OBJ/vgpu-build.log)"
-	kunit_dst=$OBJ/modinst/lib/modules/$kver/kernel/drivers/gpu/drm/vgpu/tests
-	if [ -f "$OBJ/drivers/gpu/drm/vgpu/tests/vgpu_kunit.ko" ]; then
-		mkdir -p "$kunit_dst"
-		if ! cmp -s "$OBJ/drivers/gpu/drm/vgpu/tests/vgpu_kunit.ko" \
-			"$kunit_dst/.vgpu_kunit.ko.unstripped"; then
-			cp "$OBJ/drivers/gpu/drm/vgpu/tests/vgpu_kunit.ko" \
-				"$kunit_dst/.vgpu_kunit.ko.unstripped"
-			strip --strip-debug -o "$kunit_dst/vgpu_kunit.ko" \
-				"$kunit_dst/.vgpu_kunit.ko.unstripped"
-		fi
+	if [ -f "$SRC/drivers/gpu/drm/vgpu/tests/Makefile" ] &&
+	   [ "$(config_value DRM_VGPU_KUNIT_TEST)" = m ]; then
+		kos="$kos drivers/gpu/drm/vgpu/tests/vgpu_kunit.ko"
 	fi
-	say "vgpu.ko built in $(( $(date +%s) - t0 )) s"
+	say "building in-tree: ${kos//drivers\/gpu\/drm\/vgpu\//}"
+	# shellcheck disable=SC2086
+	logged_make "vgpu.ko" "$OBJ/vgpu-build.log" -j"$JOBS" $kos
+	rm -f "$OBJ/.last-lines"
+	# The launcher copies VGPU_KO and every other .ko beside it into
+	# the guest's lib/modules/<kver>/extra/.
+	rm -rf "$OBJ/vgpu-ko"
+	mkdir -p "$OBJ/vgpu-ko"
+	for ko in $kos; do
+		cp "$OBJ/$ko" "$OBJ/vgpu-ko/"
+	done
+	say "vgpu modules built in $(( $(date +%s) - t0 )) s"
+}
+
+# Keep only the current object tree and its source.
+prune() {
+	local d
+	for d in "$BASE"/*/; do
+		d=${d%/}
+		case $d in
+		"$OBJ"|"$SRC"|"$BASE/current") ;;
+		"$BASE"/src.*) ;;	# another build's extraction in progress
+		*)	say "removing stale $(basename "$d")"
+			rm -rf "$d" ;;
+		esac
+	done
 }
 
 print_paths() {
@@ -302,10 +353,10 @@ print_paths() {
 		kver=$(cat "$OBJ/include/config/kernel.release")
 	printf 'KIMAGE=%q\n' "$OBJ/arch/x86/boot/bzImage"
 	printf 'KMODDIR=%q\n' "$OBJ/modinst/lib/modules/$kver"
-	printf 'VGPU_KO=%q\n' "$OBJ/drivers/gpu/drm/vgpu/vgpu.ko"
+	printf 'VGPU_KO=%q\n' "$OBJ/vgpu-ko/vgpu.ko"
 	printf 'KVER=%q\n' "$kver"
 	printf 'KCMDLINE_EXTRA=%q\n' "$KCMDLINE_EXTRA"
-	if [ -z "$kver" ] || [ ! -f "$OBJ/drivers/gpu/drm/vgpu/vgpu.ko" ]; then
+	if [ -z "$kver" ] || [ ! -f "$OBJ/vgpu-ko/vgpu.ko" ]; then
 		say "not built yet: run tools/vm/flavour-debug.sh build"
 		return 1
 	fi
@@ -314,7 +365,7 @@ print_paths() {
 [ $# -eq 1 ] || { sed -n '4,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 mkdir -p "$BASE"
 VER=$(src_version)
-SRC=$BASE/src-$VER
+SRC=$(src_dir)
 
 case $1 in
 key)
@@ -334,18 +385,20 @@ check)
 	OBJ=$BASE/$(cache_key "$VER")
 	check_config && say "configuration OK"
 	;;
-build)
+configure|build)
 	exec 9>"$BASE/.lock"
 	flock -n 9 || { say "waiting for another debug-kernel build"; flock 9; }
 	ensure_source
 	OBJ=$BASE/$(cache_key "$VER")
 	sync_driver
 	configure
+	[ "$1" = build ] || exit 0
 	build_kernel
 	build_driver
 	ln -sfn "$(basename "$OBJ")" "$BASE/current"
+	prune
 	;;
 *)
-	die "unknown command '$1' (build, paths, key, config, check)"
+	die "unknown command '$1' (build, configure, paths, key, config, check)"
 	;;
 esac

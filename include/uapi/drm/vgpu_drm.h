@@ -24,9 +24,25 @@ extern "C" {
  * - Every struct has explicit padding; padding and reserved fields must be
  *   zero, and ``flags`` fields accept only the documented bits.  Anything
  *   else is refused with -EINVAL before the ioctl has any effect.
- * - Pointers to user memory are carried in ``__u64`` fields.
- * - An unknown object handle gives -ENOENT.
+ * - Pointers to user memory are carried in ``__u64`` fields; a pointer the
+ *   kernel cannot read or write gives -EFAULT.
+ * - An unknown object handle (GEM handle, syncobj) gives -ENOENT.
  * - Ioctl numbers are allocated densely from %DRM_COMMAND_BASE.
+ *
+ * The objects:
+ *
+ * - **Buffer objects** (BO_CREATE, BO_MMAP_OFFSET, the core's GEM_CLOSE and
+ *   PRIME ioctls): memory in VRAM or in system memory, moved between them by
+ *   the kernel under memory pressure.  Contents are always zeroed at
+ *   creation and survive every move.
+ * - **The GPU VM**: every open file of the render node owns one GPU virtual
+ *   address space.  VM_BIND maps BO ranges into it with read, write and
+ *   execute permissions and unmaps them again.
+ * - **Jobs** (EXEC): device command streams (``vgpu_hw.h``: COPY, FILL,
+ *   WRITE, FENCE, WAIT, TIMESTAMP, TOUCH, CHECKSUM) run on one of the exec
+ *   queues against the file's VM, ordered by syncobjs and by the BOs'
+ *   reservation objects (implicit sync).  WAIT_BO waits for a BO to go idle.
+ * - **QUERY**: memory statistics, device counters and per-VM counters.
  */
 
 /*
@@ -34,9 +50,34 @@ extern "C" {
  * appended.
  */
 #define DRM_VGPU_GET_PARAM		0x00
+#define DRM_VGPU_BO_CREATE		0x01
+#define DRM_VGPU_BO_MMAP_OFFSET		0x02
+#define DRM_VGPU_VM_BIND		0x03
+#define DRM_VGPU_EXEC			0x04
+#define DRM_VGPU_WAIT_BO		0x05
+#define DRM_VGPU_QUERY			0x06
+#define DRM_VGPU_PREFETCH		0x07
+#define DRM_VGPU_ADVISE			0x08
 
 #define DRM_IOCTL_VGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_PARAM, struct drm_vgpu_get_param)
+#define DRM_IOCTL_VGPU_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_BO_CREATE, struct drm_vgpu_bo_create)
+#define DRM_IOCTL_VGPU_BO_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_BO_MMAP_OFFSET, \
+		 struct drm_vgpu_bo_mmap_offset)
+#define DRM_IOCTL_VGPU_VM_BIND \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_BIND, struct drm_vgpu_vm_bind)
+#define DRM_IOCTL_VGPU_EXEC \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_EXEC, struct drm_vgpu_exec)
+#define DRM_IOCTL_VGPU_WAIT_BO \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_WAIT_BO, struct drm_vgpu_wait_bo)
+#define DRM_IOCTL_VGPU_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_QUERY, struct drm_vgpu_query)
+#define DRM_IOCTL_VGPU_PREFETCH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_PREFETCH, struct drm_vgpu_prefetch)
+#define DRM_IOCTL_VGPU_ADVISE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_ADVISE, struct drm_vgpu_advise)
 
 /**
  * enum drm_vgpu_param - device parameters reported by GET_PARAM
@@ -53,6 +94,14 @@ extern "C" {
  * @DRM_VGPU_PARAM_PAGE_SIZES: bitmask of the GPU page sizes the MMU maps
  *	(bit n set: pages of 2^n bytes).
  * @DRM_VGPU_PARAM_PCI_ID: PCI vendor id in bits 31:16, device id in 15:0.
+ * @DRM_VGPU_PARAM_VA_START: first GPU virtual address VM_BIND accepts.
+ * @DRM_VGPU_PARAM_VA_END: first GPU virtual address past the range VM_BIND
+ *	accepts; the addresses above it are reserved for the kernel.
+ * @DRM_VGPU_PARAM_EXEC_QUEUES: number of exec queues EXEC accepts
+ *	(&drm_vgpu_exec.queue is below this).
+ * @DRM_VGPU_PARAM_CAPS: the device's capability register (``VGPU_CAPS_*`` in
+ *	``vgpu_hw.h``; bit 5 says the device runs in strict checking mode).
+ * @DRM_VGPU_PARAM_MAX_BO_SIZE: largest size BO_CREATE accepts, in bytes.
  */
 enum drm_vgpu_param {
 	DRM_VGPU_PARAM_HW_VERSION = 0,
@@ -63,6 +112,11 @@ enum drm_vgpu_param {
 	DRM_VGPU_PARAM_VA_BITS = 5,
 	DRM_VGPU_PARAM_PAGE_SIZES = 6,
 	DRM_VGPU_PARAM_PCI_ID = 7,
+	DRM_VGPU_PARAM_VA_START = 8,
+	DRM_VGPU_PARAM_VA_END = 9,
+	DRM_VGPU_PARAM_EXEC_QUEUES = 10,
+	DRM_VGPU_PARAM_CAPS = 11,
+	DRM_VGPU_PARAM_MAX_BO_SIZE = 12,
 };
 
 /**
@@ -89,6 +143,682 @@ struct drm_vgpu_get_param {
 
 	/** @pad: must be zero. */
 	__u64 pad;
+};
+
+/* Placements, for &drm_vgpu_bo_create.placements and .preferred. */
+/** DRM_VGPU_PLACE_VRAM - device memory */
+#define DRM_VGPU_PLACE_VRAM		(1u << 0)
+/** DRM_VGPU_PLACE_SYSTEM - system memory, reached by the device through DMA */
+#define DRM_VGPU_PLACE_SYSTEM		(1u << 1)
+#define DRM_VGPU_PLACE_ALL		(DRM_VGPU_PLACE_VRAM | DRM_VGPU_PLACE_SYSTEM)
+
+/* Flags, for &drm_vgpu_bo_create.flags. */
+/**
+ * DRM_VGPU_BO_CPU_ACCESS - the CPU will map this BO often: keep its VRAM
+ * copy inside the CPU-visible window.  Without it a VRAM BO may live
+ * anywhere in VRAM and is moved into the window when the CPU touches it.
+ */
+#define DRM_VGPU_BO_CPU_ACCESS		(1u << 0)
+/** DRM_VGPU_BO_CONTIGUOUS - VRAM placement in one physically contiguous run */
+#define DRM_VGPU_BO_CONTIGUOUS		(1u << 1)
+#define DRM_VGPU_BO_FLAGS_ALL		(DRM_VGPU_BO_CPU_ACCESS | DRM_VGPU_BO_CONTIGUOUS)
+
+/**
+ * struct drm_vgpu_bo_create - create a buffer object
+ *
+ * The BO's memory is zeroed.  @size is rounded up to a multiple of 4 KiB
+ * (and of @alignment for VRAM).  When @placements holds both VRAM and
+ * system memory, the kernel tries @preferred first and falls back to the
+ * other; under VRAM pressure it may also move a VRAM BO to system memory
+ * and back at any time (contents are kept).  A BO with only
+ * %DRM_VGPU_PLACE_VRAM may still be evicted to system memory when VRAM is
+ * full; it returns to VRAM the next time a job uses it.
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_bo_create bc = {
+ *		.size = 2 << 20,
+ *		.placements = DRM_VGPU_PLACE_VRAM | DRM_VGPU_PLACE_SYSTEM,
+ *		.preferred = DRM_VGPU_PLACE_VRAM,
+ *		.alignment = 2 << 20,
+ *	};
+ *
+ *	if (drmIoctl(fd, DRM_IOCTL_VGPU_BO_CREATE, &bc) == 0)
+ *		use(bc.handle);	// free with DRM_IOCTL_GEM_CLOSE
+ *
+ * Errors: -EINVAL for a zero @size or one that overflows when rounded,
+ * empty or unknown @placements, @preferred not one of @placements, unknown
+ * @flags, %DRM_VGPU_BO_CONTIGUOUS without VRAM, an @alignment that is not
+ * a power of two between 4 KiB and 1 GiB, or non-zero @pad / @reserved;
+ * -E2BIG for a size above %DRM_VGPU_PARAM_MAX_BO_SIZE or (VRAM only) above
+ * the VRAM size; -ENOMEM / -ENOSPC when memory runs out.
+ */
+struct drm_vgpu_bo_create {
+	/** @size: in, bytes; out, the rounded size. */
+	__u64 size;
+
+	/** @placements: in, mask of ``DRM_VGPU_PLACE_*``, not empty. */
+	__u32 placements;
+
+	/**
+	 * @preferred: in, the placement tried first: 0 (VRAM if allowed) or
+	 * one bit of @placements.
+	 */
+	__u32 preferred;
+
+	/** @flags: in, mask of ``DRM_VGPU_BO_*``. */
+	__u32 flags;
+
+	/** @handle: out, GEM handle of the new BO. */
+	__u32 handle;
+
+	/**
+	 * @alignment: in, 0 or a power of two from 4 KiB to 1 GiB: physical
+	 * alignment of every VRAM chunk of the BO (2 MiB lets the GPU map it
+	 * with 2 MiB pages).
+	 */
+	__u64 alignment;
+
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_vgpu_bo_mmap_offset - get the fake offset to mmap() a BO with
+ *
+ * Map the BO with ``mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+ * fd, offset)`` on the same file.  Caching: BOs in system memory are mapped
+ * cached (the device snoops); BOs in VRAM are mapped write-combined
+ * through the CPU-visible window (BAR 2).  A VRAM BO outside that window is
+ * moved into it on the first CPU fault (to system memory if the window is
+ * full); mapping never fails because of the window.
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_bo_mmap_offset mo = { .handle = handle };
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
+ *	ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, mo.offset);
+ *
+ * Errors: -ENOENT for an unknown @handle, -EINVAL for non-zero @flags.
+ */
+struct drm_vgpu_bo_mmap_offset {
+	/** @handle: in, GEM handle. */
+	__u32 handle;
+
+	/** @flags: must be zero. */
+	__u32 flags;
+
+	/** @offset: out, offset to pass to mmap(). */
+	__u64 offset;
+};
+
+/* Operations, for &drm_vgpu_vm_bind_op.op. */
+/** DRM_VGPU_VM_BIND_OP_MAP - map [va, va + range) to the BO at bo_offset */
+#define DRM_VGPU_VM_BIND_OP_MAP		0
+/** DRM_VGPU_VM_BIND_OP_UNMAP - unmap whatever is mapped in [va, va + range) */
+#define DRM_VGPU_VM_BIND_OP_UNMAP	1
+
+/* Permissions, for &drm_vgpu_vm_bind_op.flags of a MAP. */
+#define DRM_VGPU_VM_BIND_READ		(1u << 0)
+#define DRM_VGPU_VM_BIND_WRITE		(1u << 1)
+#define DRM_VGPU_VM_BIND_EXEC		(1u << 2)
+#define DRM_VGPU_VM_BIND_PERMS		(DRM_VGPU_VM_BIND_READ | \
+					 DRM_VGPU_VM_BIND_WRITE | \
+					 DRM_VGPU_VM_BIND_EXEC)
+
+/**
+ * struct drm_vgpu_vm_bind_op - one map or unmap of a VM_BIND call
+ *
+ * Addresses and sizes are multiples of 4 KiB.  A MAP needs its range to be
+ * free in the VM (-EEXIST otherwise: unmap first, in the same call if you
+ * like).  An UNMAP may cover any part of any mappings; mappings that
+ * straddle its ends are split and keep their other part.
+ */
+struct drm_vgpu_vm_bind_op {
+	/** @op: ``DRM_VGPU_VM_BIND_OP_*``. */
+	__u32 op;
+
+	/** @flags: MAP: non-empty mask of ``DRM_VGPU_VM_BIND_*`` permissions; UNMAP: 0. */
+	__u32 flags;
+
+	/** @handle: MAP: GEM handle of the BO; UNMAP: 0. */
+	__u32 handle;
+
+	/** @pad: must be zero. */
+	__u32 pad;
+
+	/** @bo_offset: MAP: offset in the BO of the first byte; UNMAP: 0. */
+	__u64 bo_offset;
+
+	/** @va: GPU virtual address of the range. */
+	__u64 va;
+
+	/** @range: length of the range in bytes. */
+	__u64 range;
+
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_vgpu_vm_bind - change the GPU mappings of the file's VM
+ *
+ * The operations run in array order, each seeing the result of the ones
+ * before it.  Every operation's arguments are checked before any runs; if
+ * one then fails (-EEXIST, -ENOMEM), the ones before it stay done and the
+ * error is returned.  When the ioctl returns, the page tables and the TLB
+ * already reflect the change: a GPU access to an unmapped range faults.
+ * Unmapping memory a running job still uses makes that job fault.
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_vm_bind_op ops[2] = {
+ *		{ .op = DRM_VGPU_VM_BIND_OP_UNMAP, .va = va, .range = 4096 },
+ *		{ .op = DRM_VGPU_VM_BIND_OP_MAP, .handle = bo, .va = va,
+ *		  .range = 4096, .flags = DRM_VGPU_VM_BIND_READ },
+ *	};
+ *	struct drm_vgpu_vm_bind vb = {
+ *		.num_ops = 2, .ops = (uintptr_t)ops,
+ *		.op_size = sizeof(ops[0]),
+ *	};
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_VM_BIND, &vb);
+ *
+ * Errors: -EINVAL for non-zero @vm_id, @flags, @pad or reserved fields, a
+ * bad op or permission, @num_ops zero or above 1024, @op_size other than
+ * sizeof(struct drm_vgpu_vm_bind_op), an unaligned or empty range, a range
+ * outside [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END), or a BO range
+ * past the BO's end; -EFAULT for an unreadable @ops; -ENOENT for an unknown
+ * BO handle; -EEXIST when a MAP's range is not free; -ECANCELED when the VM
+ * was banned after a GPU fault.
+ */
+struct drm_vgpu_vm_bind {
+	/** @vm_id: must be zero (the file's VM). */
+	__u32 vm_id;
+
+	/** @num_ops: number of entries at @ops, 1 to 1024. */
+	__u32 num_ops;
+
+	/** @ops: user pointer to an array of &struct drm_vgpu_vm_bind_op. */
+	__u64 ops;
+
+	/** @op_size: sizeof(struct drm_vgpu_vm_bind_op), for future growth. */
+	__u32 op_size;
+
+	/** @flags: must be zero. */
+	__u32 flags;
+};
+
+/* Flags, for &drm_vgpu_exec.flags. */
+/** DRM_VGPU_EXEC_CMDS_BO - the command stream is in a BO (cmds_handle) */
+#define DRM_VGPU_EXEC_CMDS_BO		(1u << 0)
+#define DRM_VGPU_EXEC_FLAGS_ALL		DRM_VGPU_EXEC_CMDS_BO
+
+/** DRM_VGPU_EXEC_MAX_CMDS_SIZE - largest command stream EXEC accepts, bytes */
+#define DRM_VGPU_EXEC_MAX_CMDS_SIZE	(64u << 10)
+/** DRM_VGPU_EXEC_MAX_SYNCS - largest number of in-syncobjs */
+#define DRM_VGPU_EXEC_MAX_SYNCS		64
+
+/**
+ * struct drm_vgpu_exec - run a command stream on an exec queue
+ *
+ * The command stream is a sequence of device commands (``vgpu_hw.h``)
+ * whose addresses are GPU virtual addresses of the file's VM.  It is read
+ * at submission, from user memory at @cmds or, with
+ * %DRM_VGPU_EXEC_CMDS_BO, from the BO @cmds_handle at @cmds_offset, and
+ * copied to the queue's ring; the kernel appends a FENCE of its own.
+ *
+ * The job starts when every syncobj in @in_syncs has signalled and every
+ * BO mapped in the VM is idle for writes by others (implicit sync through
+ * the BOs' reservation objects).  Its completion fence is installed in
+ * the syncobj @out_sync (if not 0) and added to every mapped BO's
+ * reservation object.  A job that faults (unmapped or forbidden address)
+ * or runs longer than the job timeout ends with an error on its fence
+ * (-EFAULT, -ETIMEDOUT); a fault also bans the VM: every later EXEC and
+ * VM_BIND on the file gets -ECANCELED.  Other files are not affected.
+ *
+ * Usage::
+ *
+ *	uint32_t cmds[] = { VGPU_CMD_HEADER(VGPU_OP_FILL, 0, VGPU_FILL_LEN),
+ *			    va, va >> 32, size, size >> 32, 0xdeadbeef };
+ *	struct drm_vgpu_exec ex = {
+ *		.queue = 0, .cmds = (uintptr_t)cmds, .cmds_size = sizeof(cmds),
+ *		.out_sync = syncobj,
+ *	};
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_EXEC, &ex);
+ *	drmSyncobjWait(fd, &syncobj, 1, INT64_MAX, 0, NULL);
+ *
+ * Errors: -EINVAL for unknown @flags, non-zero @vm_id / @pad / @reserved,
+ * @queue out of range, @cmds_size zero, not a multiple of 4 or above
+ * %DRM_VGPU_EXEC_MAX_CMDS_SIZE, @num_in_syncs above
+ * %DRM_VGPU_EXEC_MAX_SYNCS, a BO range past the BO's end, or @cmds_handle
+ * / @cmds_offset set without %DRM_VGPU_EXEC_CMDS_BO; -EFAULT for an
+ * unreadable @cmds or @in_syncs; -ENOENT for an unknown BO or syncobj;
+ * -ECANCELED when the VM is banned.
+ */
+struct drm_vgpu_exec {
+	/** @vm_id: must be zero (the file's VM). */
+	__u32 vm_id;
+
+	/** @queue: exec queue, below %DRM_VGPU_PARAM_EXEC_QUEUES. */
+	__u32 queue;
+
+	/** @flags: mask of ``DRM_VGPU_EXEC_*``. */
+	__u32 flags;
+
+	/** @cmds_size: length of the command stream in bytes. */
+	__u32 cmds_size;
+
+	/** @cmds: user pointer to the command stream (without %DRM_VGPU_EXEC_CMDS_BO). */
+	__u64 cmds;
+
+	/** @cmds_handle: BO holding the command stream (with %DRM_VGPU_EXEC_CMDS_BO). */
+	__u32 cmds_handle;
+
+	/** @num_in_syncs: number of syncobj handles at @in_syncs. */
+	__u32 num_in_syncs;
+
+	/** @cmds_offset: offset of the command stream in @cmds_handle, 4-byte aligned. */
+	__u64 cmds_offset;
+
+	/** @in_syncs: user pointer to an array of __u32 syncobj handles to wait for. */
+	__u64 in_syncs;
+
+	/** @out_sync: syncobj that receives the job's fence, or 0. */
+	__u32 out_sync;
+
+	/** @pad: must be zero. */
+	__u32 pad;
+
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_vgpu_wait_bo - wait until a BO is idle
+ *
+ * Waits for every job and every kernel move that uses the BO.
+ *
+ * Usage::
+ *
+ *	struct timespec ts;
+ *	struct drm_vgpu_wait_bo wb = { .handle = bo };
+ *
+ *	clock_gettime(CLOCK_MONOTONIC, &ts);
+ *	wb.timeout_ns = ts.tv_sec * 1000000000ll + ts.tv_nsec + 1000000000;
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_WAIT_BO, &wb);	// up to one second
+ *
+ * Errors: -ETIMEDOUT when @timeout_ns passes first (0 polls); -ENOENT for
+ * an unknown @handle; -EINVAL for non-zero @flags; -EINTR / -ERESTARTSYS
+ * on a signal.
+ */
+struct drm_vgpu_wait_bo {
+	/** @handle: GEM handle. */
+	__u32 handle;
+
+	/** @flags: must be zero. */
+	__u32 flags;
+
+	/** @timeout_ns: absolute CLOCK_MONOTONIC deadline in ns (0: just poll). */
+	__s64 timeout_ns;
+};
+
+/**
+ * enum drm_vgpu_query_type - what QUERY reports
+ *
+ * @DRM_VGPU_QUERY_MEMORY: &struct drm_vgpu_query_memory.
+ * @DRM_VGPU_QUERY_VM: &struct drm_vgpu_query_vm, for the file's VM.
+ * @DRM_VGPU_QUERY_DEVICE_COUNTERS: &struct drm_vgpu_query_counters, the
+ *	device's global counter bank.
+ * @DRM_VGPU_QUERY_PAGING: &struct drm_vgpu_query_paging: demand-paging
+ *	policies and counters, of the file's VM and of the device.
+ */
+enum drm_vgpu_query_type {
+	DRM_VGPU_QUERY_MEMORY = 0,
+	DRM_VGPU_QUERY_VM = 1,
+	DRM_VGPU_QUERY_DEVICE_COUNTERS = 2,
+	DRM_VGPU_QUERY_PAGING = 3,
+};
+
+/**
+ * DRM_VGPU_NUM_COUNTERS - number of device counters in a counter bank;
+ * indices are the ``VGPU_CTR_*`` numbers of ``vgpu_hw.h`` (L1/L2 hits and
+ * misses, walks, page-table reads, faults, bytes per aperture,
+ * invalidations, commands, strict-mode violations, fault overflows).
+ */
+#define DRM_VGPU_NUM_COUNTERS		16
+
+/**
+ * struct drm_vgpu_query_memory - memory statistics of the device
+ *
+ * All sizes in bytes.  "User" memory is memory of BOs created through
+ * BO_CREATE or PRIME import; "kernel" memory holds page tables and other
+ * internal objects.
+ */
+struct drm_vgpu_query_memory {
+	/** @vram_size: VRAM managed by the allocator. */
+	__u64 vram_size;
+	/** @vram_used: VRAM allocated, user and kernel (allocator's own count). */
+	__u64 vram_used;
+	/** @vram_kernel_used: part of @vram_used held by kernel objects. */
+	__u64 vram_kernel_used;
+	/** @visible_size: CPU-visible part of VRAM. */
+	__u64 visible_size;
+	/** @visible_used: allocated CPU-visible VRAM. */
+	__u64 visible_used;
+	/** @system_used: system memory held by BOs in the system placement. */
+	__u64 system_used;
+	/** @bo_count: live BOs on the device (all files). */
+	__u64 bo_count;
+	/** @pt_pages: page-table pages in use (all VMs). */
+	__u64 pt_pages;
+	/** @evictions: BOs moved out of VRAM to make room. */
+	__u64 evictions;
+	/** @bytes_to_vram: bytes moved into VRAM by the kernel. */
+	__u64 bytes_to_vram;
+	/** @bytes_to_system: bytes moved out of VRAM by the kernel. */
+	__u64 bytes_to_system;
+	/** @vram_alloc_failures: VRAM allocations the allocator refused. */
+	__u64 vram_alloc_failures;
+};
+
+/* Bits of &drm_vgpu_query_vm.state. */
+/** DRM_VGPU_VM_STATE_BANNED - a GPU fault banned the VM */
+#define DRM_VGPU_VM_STATE_BANNED	(1u << 0)
+/** DRM_VGPU_VM_STATE_HAS_CONTEXT - the VM currently owns a hardware context */
+#define DRM_VGPU_VM_STATE_HAS_CONTEXT	(1u << 1)
+
+/**
+ * struct drm_vgpu_query_vm - counters of the file's VM
+ *
+ * The device counters are those of the hardware contexts the VM ran on,
+ * counted only while it owned them.
+ */
+struct drm_vgpu_query_vm {
+	/** @state: ``DRM_VGPU_VM_STATE_*``. */
+	__u32 state;
+	/** @context: hardware context currently owned, or ~0. */
+	__u32 context;
+	/** @device: device counters, indexed by ``VGPU_CTR_*``. */
+	__u64 device[DRM_VGPU_NUM_COUNTERS];
+	/** @mappings: live GPU mappings. */
+	__u64 mappings;
+	/** @mapped_bytes: bytes of VA mapped. */
+	__u64 mapped_bytes;
+	/** @pt_pages: page-table pages of this VM. */
+	__u64 pt_pages;
+	/** @leaves_4k: 4 KiB PTEs written since the VM was created. */
+	__u64 leaves_4k;
+	/** @leaves_64k: 64 KiB fragments written. */
+	__u64 leaves_64k;
+	/** @leaves_2m: 2 MiB leaves written. */
+	__u64 leaves_2m;
+	/** @tlb_invalidations: TLB invalidation requests issued for the VM. */
+	__u64 tlb_invalidations;
+	/** @context_switches: times the VM got a hardware context. */
+	__u64 context_switches;
+	/** @jobs_submitted: EXEC calls accepted. */
+	__u64 jobs_submitted;
+	/** @jobs_completed: jobs whose fence signalled without error. */
+	__u64 jobs_completed;
+	/** @jobs_failed: jobs that ended with an error (fault, timeout). */
+	__u64 jobs_failed;
+	/** @gpu_faults: fault records received for the VM. */
+	__u64 gpu_faults;
+};
+
+/**
+ * struct drm_vgpu_query_counters - a bank of device counters
+ */
+struct drm_vgpu_query_counters {
+	/** @counters: indexed by ``VGPU_CTR_*``. */
+	__u64 counters[DRM_VGPU_NUM_COUNTERS];
+};
+
+/**
+ * struct drm_vgpu_query - read statistics and counters
+ *
+ * With @size 0, only sets @size to the size of the report.  Otherwise
+ * copies min(@size, report size) bytes of the report to @data and sets
+ * @size to the number copied; older userspace with a shorter struct keeps
+ * working.
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_query_memory mem;
+ *	struct drm_vgpu_query q = {
+ *		.type = DRM_VGPU_QUERY_MEMORY,
+ *		.size = sizeof(mem), .data = (uintptr_t)&mem,
+ *	};
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_QUERY, &q);
+ *
+ * Errors: -EINVAL for an unknown @type or non-zero @flags / @pad;
+ * -EFAULT for an unwritable @data.
+ */
+struct drm_vgpu_query {
+	/** @type: &enum drm_vgpu_query_type. */
+	__u32 type;
+
+	/** @size: in, bytes available at @data; out, bytes written (or needed). */
+	__u32 size;
+
+	/** @data: user pointer to the report buffer. */
+	__u64 data;
+
+	/** @flags: must be zero. */
+	__u32 flags;
+
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * DOC: vgpu demand paging uapi
+ *
+ * VRAM is a cache over system memory.  Besides the whole-BO moves TTM
+ * makes under pressure, userspace can steer placement per GPU VA range:
+ *
+ * - PREFETCH moves the memory behind a range of the file's VM to VRAM or
+ *   to system memory now, instead of at the next fault or job.
+ * - ADVISE records hints for a range: the preferred placement, that the
+ *   range is mostly read, or that the GPU should always keep a mapping.
+ * - QUERY with %DRM_VGPU_QUERY_PAGING reports the paging policies and
+ *   counters (faults, fault batches, duplicates, bytes migrated each way,
+ *   evictions, thrash events, prefetched bytes used and wasted).
+ *
+ * The eviction policy (``lru``, ``lru2``) and placement policy
+ * (``migrate``, ``remote``) are device-wide; they are set by module
+ * parameters and the device's sysfs files, not by these ioctls.
+ */
+
+/**
+ * struct drm_vgpu_prefetch - move the memory behind a VA range now
+ *
+ * Every byte of [@va, @va + @range) must be mapped in the file's VM.  The
+ * memory behind it is moved to @placement: whole buffer objects for
+ * ordinary BOs (a BO partly inside the range moves entirely), chunk by
+ * chunk for pageable memory.  A BO that may not live in @placement is
+ * left where it is and counted in @bytes_skipped.  The GPU mappings are
+ * updated before the ioctl returns or at the next job at the latest.
+ * An ordinary BO moved out of the placement BO_CREATE made it prefer
+ * goes back there when a job next needs it: PREFETCH into the preferred
+ * placement (typically VRAM, after an eviction) is what lasts.
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_prefetch pf = {
+ *		.va = va, .range = 64 << 20,
+ *		.placement = DRM_VGPU_PLACE_VRAM,
+ *	};
+ *
+ *	if (drmIoctl(fd, DRM_IOCTL_VGPU_PREFETCH, &pf) == 0)
+ *		printf("%llu bytes moved\n", (unsigned long long)pf.bytes_moved);
+ *
+ * Errors: -EINVAL for non-zero @flags / @reserved, a @placement
+ * other than exactly one of %DRM_VGPU_PLACE_VRAM and
+ * %DRM_VGPU_PLACE_SYSTEM, an unaligned or empty range, or one outside
+ * [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END); -ENOENT when part of
+ * the range is not mapped; -ECANCELED when the VM is banned; -ENOMEM /
+ * -ENOSPC when the memory cannot be found even by evicting; -EINTR /
+ * -ERESTARTSYS on a signal (what moved stays moved).
+ */
+struct drm_vgpu_prefetch {
+	/** @va: start of the range, 4 KiB aligned. */
+	__u64 va;
+
+	/** @range: length of the range in bytes, 4 KiB aligned, not zero. */
+	__u64 range;
+
+	/** @placement: %DRM_VGPU_PLACE_VRAM or %DRM_VGPU_PLACE_SYSTEM. */
+	__u32 placement;
+
+	/** @flags: must be zero. */
+	__u32 flags;
+
+	/** @bytes_moved: out, bytes the kernel moved. */
+	__u64 bytes_moved;
+
+	/** @bytes_skipped: out, bytes of BOs @placement is not allowed for. */
+	__u64 bytes_skipped;
+
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * enum drm_vgpu_advice - hints ADVISE records for a VA range
+ *
+ * @DRM_VGPU_ADVICE_PREFERRED_PLACEMENT: @value is %DRM_VGPU_PLACE_VRAM or
+ *	%DRM_VGPU_PLACE_SYSTEM: where the memory should live when there is
+ *	a choice.  The BOs behind the range that may live there are moved
+ *	there at once, as by PREFETCH.  @value 0 clears the hint.
+ * @DRM_VGPU_ADVICE_READ_MOSTLY: @value 1 or 0: the range is rarely
+ *	written.
+ * @DRM_VGPU_ADVICE_ACCESSED_BY: @value is a mask of
+ *	``DRM_VGPU_ACCESSOR_*``: with %DRM_VGPU_ACCESSOR_GPU the GPU should
+ *	keep a mapping of the range wherever it lives, rather than fault on
+ *	the next access after a move.  @value 0 clears the hint.
+ *
+ * The memory of ordinary BOs moves whole, only while no job uses it, and
+ * is mapped again before the next job: for it, READ_MOSTLY and
+ * ACCESSED_BY are accepted and checked but change nothing.
+ */
+enum drm_vgpu_advice {
+	DRM_VGPU_ADVICE_PREFERRED_PLACEMENT = 0,
+	DRM_VGPU_ADVICE_READ_MOSTLY = 1,
+	DRM_VGPU_ADVICE_ACCESSED_BY = 2,
+};
+
+/** DRM_VGPU_ACCESSOR_GPU - &drm_vgpu_advise.value bit: the file's GPU VM */
+#define DRM_VGPU_ACCESSOR_GPU		(1u << 0)
+
+/**
+ * struct drm_vgpu_advise - give the kernel a hint about a VA range
+ *
+ * Hints belong to the VA range of the file's VM, not to the BOs: they
+ * apply to whatever is mapped there now, and go away with the range when
+ * it is unmapped.  A later ADVISE of the same kind on an overlapping range
+ * replaces the hint there.  Hints never change what the GPU may access,
+ * only where the memory lives and when it moves.
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_advise ad = {
+ *		.va = va, .range = 16 << 20,
+ *		.advice = DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+ *		.value = DRM_VGPU_PLACE_SYSTEM,
+ *	};
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_ADVISE, &ad);
+ *
+ * Errors: -EINVAL for an unknown @advice, a @value not valid for it,
+ * non-zero @flags / @reserved, an unaligned or empty range, or one
+ * outside [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END); -ENOENT when
+ * part of the range is not mapped; -ECANCELED when the VM is banned;
+ * -ENOMEM.
+ */
+struct drm_vgpu_advise {
+	/** @va: start of the range, 4 KiB aligned. */
+	__u64 va;
+
+	/** @range: length of the range in bytes, 4 KiB aligned, not zero. */
+	__u64 range;
+
+	/** @advice: &enum drm_vgpu_advice. */
+	__u32 advice;
+
+	/** @flags: must be zero. */
+	__u32 flags;
+
+	/** @value: the hint's value, see &enum drm_vgpu_advice. */
+	__u64 value;
+
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_vgpu_paging_counters - demand-paging counters
+ *
+ * Counted by the kernel since the VM was created (per-VM bank) or the
+ * driver was loaded (device bank).  Bytes are whole chunks.
+ */
+struct drm_vgpu_paging_counters {
+	/** @faults: fault records handled by the paging code. */
+	__u64 faults;
+	/** @fault_batches: batches the fault handler processed. */
+	__u64 fault_batches;
+	/** @fault_duplicates: records merged into another of the same page. */
+	__u64 fault_duplicates;
+	/** @faults_resolved: unique faulting pages resolved (replayed). */
+	__u64 faults_resolved;
+	/** @faults_cancelled: unique faulting pages that could not be resolved. */
+	__u64 faults_cancelled;
+	/** @bytes_to_vram: bytes migrated from system memory into VRAM. */
+	__u64 bytes_to_vram;
+	/** @bytes_to_system: bytes migrated from VRAM to system memory. */
+	__u64 bytes_to_system;
+	/** @evictions: chunks or BOs evicted from VRAM to make room. */
+	__u64 evictions;
+	/** @remote_maps: chunks mapped in system memory instead of migrated. */
+	__u64 remote_maps;
+	/** @thrash_events: chunks found thrashing and pinned to system memory. */
+	__u64 thrash_events;
+	/** @prefetch_bytes: bytes moved ahead of use (PREFETCH or detectors). */
+	__u64 prefetch_bytes;
+	/** @prefetch_used_bytes: prefetched bytes the GPU then accessed. */
+	__u64 prefetch_used_bytes;
+	/** @prefetch_wasted_bytes: prefetched bytes evicted before any access. */
+	__u64 prefetch_wasted_bytes;
+	/** @fault_ns: time spent resolving fault batches, in ns. */
+	__u64 fault_ns;
+};
+
+/**
+ * struct drm_vgpu_query_paging - demand-paging state, QUERY type
+ * %DRM_VGPU_QUERY_PAGING
+ *
+ * The policy names are those of the sysfs files ``eviction_policy`` and
+ * ``placement_policy``, NUL-terminated.
+ */
+struct drm_vgpu_query_paging {
+	/** @eviction_policy: active eviction policy (``lru``, ``lru2``). */
+	char eviction_policy[16];
+	/** @placement_policy: active placement policy (``migrate``, ``remote``). */
+	char placement_policy[16];
+	/** @chunk_size: migration granule in bytes. */
+	__u64 chunk_size;
+	/** @fault_batch_limit: fault records handled per batch at most. */
+	__u32 fault_batch_limit;
+	/** @prefetch: automatic prefetch on fault streams is on (1) or off (0). */
+	__u32 prefetch;
+	/** @vm: counters of the file's VM. */
+	struct drm_vgpu_paging_counters vm;
+	/** @device: counters of the whole device. */
+	struct drm_vgpu_paging_counters device;
 };
 
 #if defined(__cplusplus)

@@ -10,37 +10,170 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/vgpu_drm.h>
 
+#include "vgpu_bo.h"
+#include "vgpu_ctx.h"
+#include "vgpu_debugfs.h"
 #include "vgpu_drv.h"
+#include "vgpu_fault.h"
+#include "vgpu_fault_log.h"
+#include "vgpu_fdinfo.h"
+#include "vgpu_irq.h"
+#include "vgpu_job.h"
+#include "vgpu_migrate.h"
+#include "vgpu_paging.h"
+#include "vgpu_policy.h"
+#include "vgpu_pt_pool.h"
 #include "vgpu_query.h"
+#include "vgpu_queue.h"
+#include "vgpu_reset.h"
+#include "vgpu_sysfs.h"
+#include "vgpu_tlb.h"
+#include "vgpu_ttm.h"
+#include "vgpu_vm.h"
 
 /**
  * DOC: vgpu driver overview
  *
  * vgpu.ko drives the vgpu virtual PCIe GPU (Documentation/gpu/vgpu/
  * hardware.rst).  Probe checks the identification registers, maps the
- * register BAR, reserves the VRAM aperture and the MSI-X vectors, and
- * registers a DRM device that exposes only a render node.
+ * register BAR, reserves the VRAM aperture and the MSI-X vectors, sets up
+ * TTM (VRAM and system placements), the page-table pool, the hardware
+ * contexts, the interrupts, the fault buffer and one scheduler per
+ * hardware queue, and registers a DRM device that exposes only a render
+ * node.  Each open file gets a GPU VM.
+ *
+ * Teardown is in two halves.  remove() stops everything that touches the
+ * device (interrupts, schedulers, fault buffer); memory management (TTM,
+ * the page-table pool) goes when the last reference to the DRM device
+ * does, since BOs may outlive the device in open files.
  */
 
 static const struct drm_ioctl_desc vgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VGPU_GET_PARAM, vgpu_get_param_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_BO_CREATE, vgpu_bo_create_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_BO_MMAP_OFFSET, vgpu_bo_mmap_offset_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_VM_BIND, vgpu_vm_bind_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_EXEC, vgpu_exec_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_WAIT_BO, vgpu_wait_bo_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_QUERY, vgpu_query_ioctl, DRM_RENDER_ALLOW),
+	/* issue 5: demand paging (vgpu_paging.c) */
+	DRM_IOCTL_DEF_DRV(VGPU_PREFETCH, vgpu_prefetch_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_ADVISE, vgpu_advise_ioctl, DRM_RENDER_ALLOW),
 };
 
-DEFINE_DRM_GEM_FOPS(vgpu_fops);
+static int vgpu_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct vgpu_file *vfile;
+
+	vfile = kzalloc(sizeof(*vfile), GFP_KERNEL);
+	if (!vfile)
+		return -ENOMEM;
+	vfile->vm = vgpu_vm_create(to_vgpu(drm));
+	if (IS_ERR(vfile->vm)) {
+		int ret = PTR_ERR(vfile->vm);
+
+		kfree(vfile);
+		return ret;
+	}
+	vfile->vm->client_id = file->client_id;
+	file->driver_priv = vfile;
+	return 0;
+}
+
+static void vgpu_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct vgpu_file *vfile = file->driver_priv;
+
+	/* Jobs first: they use the VM's page tables and context. */
+	vgpu_vm_entities_fini(vfile->vm);
+	vgpu_vm_destroy(vfile->vm);
+	kfree(vfile);
+}
+
+static const struct file_operations vgpu_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 static const struct drm_driver vgpu_drm_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.driver_features = DRIVER_GEM | DRIVER_GEM_GPUVA | DRIVER_RENDER |
+			   DRIVER_SYNCOBJ,
+	.open = vgpu_open,
+	.postclose = vgpu_postclose,
 	.ioctls = vgpu_ioctls,
 	.num_ioctls = ARRAY_SIZE(vgpu_ioctls),
 	.fops = &vgpu_fops,
+	.show_fdinfo = vgpu_show_fdinfo,
+	.gem_prime_import_sg_table = vgpu_gem_prime_import_sg_table,
 	.name = DRIVER_NAME,
 	.desc = DRIVER_DESC,
 	.major = DRIVER_MAJOR,
 	.minor = DRIVER_MINOR,
 };
+
+static void vgpu_drm_release(struct drm_device *drm, void *arg)
+{
+	struct vgpu_device *vdev = arg;
+
+	vgpu_pt_pool_fini(vdev);
+	vgpu_ttm_fini(vdev);
+}
+
+/* Everything that talks to the device, in the order it is set up. */
+static int vgpu_hw_init(struct vgpu_device *vdev)
+{
+	int ret;
+
+	vgpu_tlb_init(vdev);
+	vgpu_ctx_init(vdev);
+	vgpu_reset_init(vdev);
+
+	/* Whatever a previous driver left (roots, rings, TLBs) goes. */
+	ret = vgpu_reset_hw(vdev);
+	if (ret) {
+		drm_err(&vdev->drm, "device not ready after reset\n");
+		return ret;
+	}
+
+	ret = vgpu_irq_init(vdev);
+	if (ret)
+		return ret;
+	ret = vgpu_fault_init(vdev);
+	if (ret)
+		goto err_irq_fini;
+	ret = vgpu_queues_init(vdev);
+	if (ret)
+		goto err_fault_fini;
+	vgpu_irq_enable(vdev);
+	ret = vgpu_migrate_init(vdev);
+	if (ret)
+		goto err_queues_fini;
+	return 0;
+
+err_queues_fini:
+	vgpu_queues_fini(vdev);
+err_fault_fini:
+	vgpu_fault_fini(vdev);
+err_irq_fini:
+	vgpu_irq_fini(vdev);
+	return ret;
+}
+
+static void vgpu_hw_fini(struct vgpu_device *vdev)
+{
+	vgpu_migrate_fini(vdev);
+	vgpu_irq_fini(vdev);
+	cancel_work_sync(&vdev->reset.work);
+	vgpu_queues_fini(vdev);
+	vgpu_fault_fini(vdev);
+}
 
 static int vgpu_hw_identify(struct vgpu_device *vdev)
 {
@@ -146,9 +279,25 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_free_irq_vectors;
 	}
 
-	ret = drm_dev_register(drm, 0);
+	ret = vgpu_ttm_init(vdev);
 	if (ret)
 		goto err_free_irq_vectors;
+	vgpu_pt_pool_init(vdev);
+	/* BOs may outlive the PCI device in open files: TTM goes last. */
+	ret = drmm_add_action_or_reset(drm, vgpu_drm_release, vdev);
+	if (ret)
+		goto err_free_irq_vectors;
+
+	vgpu_fault_log_init(&vdev->fault_log);
+	vgpu_policy_init(vdev);
+	ret = vgpu_hw_init(vdev);
+	if (ret)
+		goto err_free_irq_vectors;
+
+	vgpu_debugfs_register(vdev);
+	ret = drm_dev_register(drm, 0);
+	if (ret)
+		goto err_hw_fini;
 
 	drm_info(drm, "vgpu %u.%u: %llu MiB VRAM (%llu MiB CPU-visible), %u queues, %u contexts\n",
 		 (vdev->hw_version & VGPU_VERSION_MAJOR_MASK) >> VGPU_VERSION_MAJOR_SHIFT,
@@ -157,6 +306,8 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		 vdev->num_queues, vdev->num_contexts);
 	return 0;
 
+err_hw_fini:
+	vgpu_hw_fini(vdev);
 err_free_irq_vectors:
 	pci_free_irq_vectors(pdev);
 	return ret;
@@ -167,6 +318,7 @@ static void vgpu_remove(struct pci_dev *pdev)
 	struct vgpu_device *vdev = pci_get_drvdata(pdev);
 
 	drm_dev_unplug(&vdev->drm);
+	vgpu_hw_fini(vdev);
 	pci_free_irq_vectors(pdev);
 }
 
@@ -181,9 +333,11 @@ static struct pci_driver vgpu_pci_driver = {
 	.id_table = vgpu_pci_ids,
 	.probe = vgpu_probe,
 	.remove = vgpu_remove,
+	.dev_groups = vgpu_sysfs_groups,
 };
 module_pci_driver(vgpu_pci_driver);
 
 MODULE_DESCRIPTION(DRIVER_DESC);
 MODULE_LICENSE("Dual MIT/GPL");
+MODULE_IMPORT_NS(DMA_BUF);
 MODULE_AUTHOR("The vgpu authors");

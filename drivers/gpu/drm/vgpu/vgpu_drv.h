@@ -5,17 +5,65 @@
 #ifndef __VGPU_DRV_H__
 #define __VGPU_DRV_H__
 
+#include <linux/atomic.h>
 #include <linux/io.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 
 #include <drm/drm_device.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_resource.h>
 
+#include "vgpu_ctx.h"
+#include "vgpu_fault.h"
+#include "vgpu_fault_log.h"
 #include "vgpu_hw.h"
+#include "vgpu_irq.h"
+#include "vgpu_migrate.h"
+#include "vgpu_paging_types.h"	/* issue 5: demand paging */
+#include "vgpu_policy.h"
+#include "vgpu_pt_pool.h"
+#include "vgpu_queue.h"
+#include "vgpu_reset.h"
+#include "vgpu_vram_mgr_types.h"
 
 #define DRIVER_NAME		"vgpu"
 #define DRIVER_DESC		"Virtual GPU for memory-management development"
 #define DRIVER_MAJOR		0
 #define DRIVER_MINOR		1
+
+/** VGPU_KERNEL_CONTEXTS - hardware contexts the kernel keeps (context 0) */
+#define VGPU_KERNEL_CONTEXTS	1
+
+extern const struct drm_gem_object_funcs vgpu_gem_funcs;
+
+/**
+ * struct vgpu_tlb - TLB invalidation state
+ * @lock: serialises invalidation requests (one in flight).
+ * @count: requests completed.
+ */
+struct vgpu_tlb {
+	struct mutex lock;
+	u64 count;
+};
+
+/**
+ * struct vgpu_stats - device-wide driver counters
+ * @bo_count: live BOs.
+ * @evictions: BOs TTM moved out of VRAM to make room.
+ * @bytes_to_vram: bytes moved into VRAM.
+ * @bytes_to_system: bytes moved out of VRAM.
+ * @cpu_fault_moves: VRAM BOs moved into the CPU window by a CPU fault.
+ *
+ * Atomic: updated without locks from wherever the event happens.
+ */
+struct vgpu_stats {
+	atomic64_t bo_count;
+	atomic64_t evictions;
+	atomic64_t bytes_to_vram;
+	atomic64_t bytes_to_system;
+	atomic64_t cpu_fault_moves;
+};
 
 /**
  * struct vgpu_device - one vgpu PCI function
@@ -28,8 +76,25 @@
  * @visible_base: bus address of BAR 2.
  * @num_queues: hardware queues.
  * @num_contexts: hardware contexts.
+ * @vram_cpu: kernel mapping (write-combined) of the BAR 2 window.
+ * @ttm: TTM device.
+ * @vram_mgr: VRAM resource manager (%TTM_PL_VRAM).
+ * @sys_mgr: system-memory resource manager (%TTM_PL_TT).
+ * @stats: driver counters.
+ * @pt_pool: VRAM pages for page tables.
+ * @tlb: TLB invalidation.
+ * @ctx: hardware context slots.
+ * @reset: device reset worker.
+ * @irq: interrupt state.
+ * @fault: fault buffer.
+ * @fault_log: the last faults handled, decoded (debugfs).
+ * @policy: eviction and placement policies (sysfs).
+ * @migrate: the kernel's copy engine.
+ * @paging: demand paging: fault batching, eviction policy state, counters.
+ * @nr_queues: hardware queues in use.
+ * @queues: the hardware queues.
  *
- * Everything here is read-only after probe.
+ * Everything above @vram_cpu is read-only after probe.
  */
 struct vgpu_device {
 	struct drm_device drm;
@@ -42,6 +107,24 @@ struct vgpu_device {
 	resource_size_t visible_base;
 	u32 num_queues;
 	u32 num_contexts;
+
+	void __iomem *vram_cpu;
+	struct ttm_device ttm;
+	struct vgpu_vram_mgr vram_mgr;
+	struct ttm_resource_manager sys_mgr;
+	struct vgpu_stats stats;
+	struct vgpu_pt_pool pt_pool;
+	struct vgpu_tlb tlb;
+	struct vgpu_ctx_mgr ctx;
+	struct vgpu_reset reset;
+	struct vgpu_irq irq;
+	struct vgpu_fault_buf fault;
+	struct vgpu_fault_log fault_log;
+	struct vgpu_policy policy;
+	struct vgpu_migrate migrate;
+	struct vgpu_paging paging;
+	u32 nr_queues;
+	struct vgpu_queue queues[VGPU_NUM_QUEUES];
 };
 
 static inline struct vgpu_device *to_vgpu(struct drm_device *drm)

@@ -3,12 +3,23 @@
  * Copyright (c) 2026 The vgpu authors
  */
 
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <drm/vgpu_drm.h>
 
+#include "vgpu_bo.h"
 #include "vgpu_drv.h"
 #include "vgpu_ioctl.h"
+#include "vgpu_paging.h"
+#include "vgpu_pt_geom.h"
+#include "vgpu_pt_pool.h"
 #include "vgpu_query.h"
+#include "vgpu_queue.h"
+#include "vgpu_vm.h"
+#include "vgpu_vram_mgr.h"
 
 /**
  * vgpu_get_param_ioctl() - DRM_IOCTL_VGPU_GET_PARAM
@@ -47,16 +58,25 @@ int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 		args->value = VGPU_VA_BITS;
 		break;
 	case DRM_VGPU_PARAM_PAGE_SIZES:
-		args->value = VGPU_PAGE_SIZE_4K;
-		if (vdev->caps & VGPU_CAPS_PAGE_64K)
-			args->value |= VGPU_PAGE_SIZE_64K;
-		if (vdev->caps & VGPU_CAPS_PAGE_2M)
-			args->value |= VGPU_PAGE_SIZE_2M;
-		if (vdev->caps & VGPU_CAPS_PAGE_1G)
-			args->value |= VGPU_PAGE_SIZE_1G;
+		args->value = vgpu_pt_page_sizes(vdev->caps);
 		break;
 	case DRM_VGPU_PARAM_PCI_ID:
 		args->value = (u32)VGPU_PCI_VENDOR_ID << 16 | VGPU_PCI_DEVICE_ID;
+		break;
+	case DRM_VGPU_PARAM_VA_START:
+		args->value = VGPU_VM_USER_START;
+		break;
+	case DRM_VGPU_PARAM_VA_END:
+		args->value = VGPU_VM_USER_END;
+		break;
+	case DRM_VGPU_PARAM_EXEC_QUEUES:
+		args->value = vgpu_exec_queues(vdev);
+		break;
+	case DRM_VGPU_PARAM_CAPS:
+		args->value = vdev->caps;
+		break;
+	case DRM_VGPU_PARAM_MAX_BO_SIZE:
+		args->value = VGPU_BO_MAX_SIZE;
 		break;
 	default:
 		VGPU_IOCTL_DBG(drm, "unknown param");
@@ -64,4 +84,111 @@ int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 	}
 
 	return 0;
+}
+
+static void vgpu_query_memory(struct vgpu_device *vdev,
+			      struct drm_vgpu_query_memory *m)
+{
+	struct vgpu_vram_stats st;
+
+	vgpu_vram_mgr_stats(vdev, &st);
+	m->vram_size = st.size;
+	m->vram_used = st.used;
+	m->vram_kernel_used = st.kernel_used;
+	m->visible_size = st.visible_size;
+	m->visible_used = st.visible_used;
+	m->system_used = ttm_resource_manager_usage(&vdev->sys_mgr);
+	m->bo_count = atomic64_read(&vdev->stats.bo_count);
+	m->pt_pages = vgpu_pt_pool_pages(vdev);
+	m->evictions = atomic64_read(&vdev->stats.evictions);
+	m->bytes_to_vram = atomic64_read(&vdev->stats.bytes_to_vram);
+	m->bytes_to_system = atomic64_read(&vdev->stats.bytes_to_system);
+	m->vram_alloc_failures = st.failures;
+}
+
+static void vgpu_query_counters(struct vgpu_device *vdev,
+				struct drm_vgpu_query_counters *c)
+{
+	int i, idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return;
+	for (i = 0; i < DRM_VGPU_NUM_COUNTERS; i++)
+		c->counters[i] = vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i));
+	drm_dev_exit(idx);
+}
+
+/**
+ * vgpu_query_ioctl() - DRM_IOCTL_VGPU_QUERY
+ * @drm: DRM device
+ * @data: &struct drm_vgpu_query
+ * @file: DRM file of the caller
+ *
+ * Return: 0, -EINVAL for a bad type/flags/pad, -EFAULT for a bad pointer.
+ */
+int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(drm);
+	struct drm_vgpu_query *args = data;
+	union {
+		struct drm_vgpu_query_memory mem;
+		struct drm_vgpu_query_vm vm;
+		struct drm_vgpu_query_counters ctr;
+		struct drm_vgpu_query_paging paging;
+	} *r;
+	u32 size;
+	int ret = 0;
+
+	if (VGPU_IOCTL_DBG(drm, args->flags || args->pad))
+		return -EINVAL;
+
+	switch (args->type) {
+	case DRM_VGPU_QUERY_MEMORY:
+		size = sizeof(r->mem);
+		break;
+	case DRM_VGPU_QUERY_VM:
+		size = sizeof(r->vm);
+		break;
+	case DRM_VGPU_QUERY_DEVICE_COUNTERS:
+		size = sizeof(r->ctr);
+		break;
+	case DRM_VGPU_QUERY_PAGING:
+		size = sizeof(r->paging);
+		break;
+	default:
+		VGPU_IOCTL_DBG(drm, "unknown query type");
+		return -EINVAL;
+	}
+
+	if (!args->size) {
+		args->size = size;
+		return 0;
+	}
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+
+	switch (args->type) {
+	case DRM_VGPU_QUERY_MEMORY:
+		vgpu_query_memory(vdev, &r->mem);
+		break;
+	case DRM_VGPU_QUERY_VM:
+		vgpu_vm_query(file, &r->vm);
+		break;
+	case DRM_VGPU_QUERY_DEVICE_COUNTERS:
+		vgpu_query_counters(vdev, &r->ctr);
+		break;
+	case DRM_VGPU_QUERY_PAGING:
+		vgpu_paging_query(file, &r->paging);
+		break;
+	}
+
+	size = min(size, args->size);
+	if (copy_to_user(u64_to_user_ptr(args->data), r, size))
+		ret = -EFAULT;
+	else
+		args->size = size;
+	kfree(r);
+	return ret;
 }

@@ -10,5 +10,7 @@ struct drm_file;
 
 int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);
+int vgpu_query_ioctl(struct drm_device *drm, void *data,
+		     struct drm_file *file);
 
 #endif /* __VGPU_QUERY_H__ */

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/dma-fence.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_print.h>
+
+#include "vgpu_ctx.h"
+#include "vgpu_drv.h"
+#include "vgpu_tlb.h"
+#include "vgpu_vm.h"
+
+/**
+ * DOC: hardware contexts
+ *
+ * The device has %VGPU_NUM_CONTEXTS address-space contexts, each a
+ * page-table root register; queues run on a context and the TLBs tag
+ * entries with it.  There may be many more VMs than contexts, so contexts
+ * are lent out: a VM takes one when a job of it is about to run
+ * (vgpu_ctx_get()) and keeps it afterwards, so that its TLB entries stay
+ * warm, until another VM needs it.  Each use stamps the context with an
+ * LRU clock; when none is free, the least recently used context whose VM
+ * has no job in flight is taken over: its root is rewritten and every
+ * TLB entry of that context invalidated before the new VM runs.  When
+ * every context is busy, the job waits (the scheduler retries it when a
+ * job finishes).
+ *
+ * The device counts events per context.  A VM's device counters are the
+ * sum, over the contexts it held, of what the context counted while it
+ * held it: snapshots at acquire, accumulated at take-over and release.
+ *
+ * A VM without a context has nothing in any TLB, so page-table changes
+ * of such a VM need no invalidation; vgpu_ctx_inval_range() decides under
+ * the lock, so a context cannot be lent out half-way through.
+ */
+
+/**
+ * vgpu_ctx_init() - all contexts free
+ * @vdev: vgpu device
+ */
+void vgpu_ctx_init(struct vgpu_device *vdev)
+{
+	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
+
+	mutex_init(&mgr->lock);
+	spin_lock_init(&mgr->fence_lock);
+	mgr->count = min_t(u32, vdev->num_contexts, VGPU_NUM_CONTEXTS);
+	mgr->first = VGPU_KERNEL_CONTEXTS;
+}
+
+static void vgpu_ctx_snapshot(struct vgpu_device *vdev, u32 ctx, u64 *ctr)
+{
+	int i;
+
+	for (i = 0; i < VGPU_CTR_NR; i++)
+		ctr[i] = vgpu_rd64(vdev, VGPU_COUNTER_CTX(ctx, i));
+}
+
+static void vgpu_ctx_detach_locked(struct vgpu_device *vdev, struct vgpu_vm *vm)
+{
+	u64 now[VGPU_CTR_NR];
+	int i;
+
+	lockdep_assert_held(&vdev->ctx.lock);
+	vgpu_ctx_snapshot(vdev, vm->hw_ctx, now);
+	for (i = 0; i < VGPU_CTR_NR; i++)
+		vm->ctr_acc[i] += now[i] - vm->ctr_base[i];
+	vdev->ctx.owner[vm->hw_ctx] = NULL;
+	vm->hw_ctx = -1;
+}
+
+/**
+ * vgpu_ctx_get() - make sure a VM owns a context, and pin it
+ * @vm: VM about to run a job
+ *
+ * Context: process; sleeps (invalidation on take-over).
+ * Return: 0 with the context pinned until vgpu_ctx_put(), -EBUSY when
+ * every context is in use by a running VM, -ENODEV when the device is gone.
+ */
+int vgpu_ctx_get(struct vgpu_vm *vm)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
+	struct vgpu_vm *victim = NULL;
+	int ctx = -1, i, idx, ret = 0;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
+	mutex_lock(&mgr->lock);
+	if (vm->hw_ctx >= 0)
+		goto pin;
+
+	for (i = mgr->first; i < mgr->count; i++) {
+		struct vgpu_vm *o = mgr->owner[i];
+
+		if (!o) {
+			ctx = i;
+			victim = NULL;
+			break;
+		}
+		if (!atomic_read(&o->ctx_users) &&
+		    (!victim || READ_ONCE(o->ctx_stamp) < READ_ONCE(victim->ctx_stamp))) {
+			victim = o;
+			ctx = i;
+		}
+	}
+	if (ctx < 0) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (victim) {
+		vgpu_ctx_detach_locked(vdev, victim);
+		mgr->steals++;
+	}
+
+	mgr->owner[ctx] = vm;
+	vm->hw_ctx = ctx;
+	wmb();	/* page tables written through WC before the root */
+	vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), vgpu_pt_desc(vm->root));
+	/* Nothing of the previous owner may survive in the TLBs. */
+	ret = vgpu_tlb_inval_context(vdev, ctx);
+	atomic64_inc(&vm->ctr.tlb_invalidations);
+	atomic64_inc(&vm->ctr.context_switches);
+	vgpu_ctx_snapshot(vdev, ctx, vm->ctr_base);
+	if (ret) {
+		vgpu_ctx_detach_locked(vdev, vm);
+		goto out;
+	}
+pin:
+	atomic_inc(&vm->ctx_users);
+	WRITE_ONCE(vm->ctx_stamp, atomic64_inc_return(&mgr->clock));
+out:
+	mutex_unlock(&mgr->lock);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/**
+ * vgpu_ctx_bind_kernel() - give a kernel VM a reserved context for good
+ * @vm: kernel VM
+ * @ctx: context below &vgpu_ctx_mgr.first
+ *
+ * Return: 0 or a negative errno from the invalidation.
+ */
+int vgpu_ctx_bind_kernel(struct vgpu_vm *vm, u32 ctx)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
+	int ret;
+
+	if (WARN_ON(ctx >= mgr->first))
+		return -EINVAL;
+	mutex_lock(&mgr->lock);
+	mgr->owner[ctx] = vm;
+	vm->hw_ctx = ctx;
+	wmb();
+	vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), vgpu_pt_desc(vm->root));
+	ret = vgpu_tlb_inval_context(vdev, ctx);
+	vgpu_ctx_snapshot(vdev, ctx, vm->ctr_base);
+	mutex_unlock(&mgr->lock);
+	return ret;
+}
+
+/**
+ * vgpu_ctx_put() - a job of the VM is done with its context
+ * @vm: VM
+ *
+ * The VM keeps the context until someone else needs it.
+ *
+ * Context: any; called under a queue's fence spinlock.
+ */
+void vgpu_ctx_put(struct vgpu_vm *vm)
+{
+	struct vgpu_ctx_mgr *mgr = &vm->vdev->ctx;
+
+	WRITE_ONCE(vm->ctx_stamp, atomic64_inc_return(&mgr->clock));
+	WARN_ON(atomic_dec_return(&vm->ctx_users) < 0);
+}
+
+/**
+ * vgpu_ctx_set_last_fence() - remember the last job fence of a VM
+ * @vm: VM
+ * @fence: fence of the job just emitted
+ */
+void vgpu_ctx_set_last_fence(struct vgpu_vm *vm, struct dma_fence *fence)
+{
+	struct vgpu_ctx_mgr *mgr = &vm->vdev->ctx;
+	struct dma_fence *old;
+
+	spin_lock(&mgr->fence_lock);
+	old = vm->last_fence;
+	vm->last_fence = dma_fence_get(fence);
+	spin_unlock(&mgr->fence_lock);
+	dma_fence_put(old);
+}
+
+/**
+ * vgpu_ctx_busy_fence() - something to wait for when no context is free
+ * @vdev: vgpu device
+ *
+ * Return: the last fence of a VM that holds a context in use, or NULL if
+ * none is busy any more (try again at once).
+ */
+struct dma_fence *vgpu_ctx_busy_fence(struct vgpu_device *vdev)
+{
+	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
+	struct dma_fence *fence = NULL;
+	int i;
+
+	mutex_lock(&mgr->lock);
+	spin_lock(&mgr->fence_lock);
+	for (i = mgr->first; i < mgr->count && !fence; i++) {
+		struct vgpu_vm *o = mgr->owner[i];
+
+		if (o && atomic_read(&o->ctx_users) && o->last_fence &&
+		    !dma_fence_is_signaled(o->last_fence))
+			fence = dma_fence_get(o->last_fence);
+	}
+	spin_unlock(&mgr->fence_lock);
+	mutex_unlock(&mgr->lock);
+	return fence;
+}
+
+/**
+ * vgpu_ctx_release() - give the VM's context back for good
+ * @vm: VM being destroyed, idle
+ *
+ * Clears the root and flushes the context's TLB entries.
+ */
+void vgpu_ctx_release(struct vgpu_vm *vm)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
+	int ctx, idx;
+
+	mutex_lock(&mgr->lock);
+	ctx = vm->hw_ctx;
+	if (ctx >= 0) {
+		WARN_ON(atomic_read(&vm->ctx_users));
+		vgpu_ctx_detach_locked(vdev, vm);
+		if (drm_dev_enter(&vdev->drm, &idx)) {
+			vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), 0);
+			vgpu_tlb_inval_context(vdev, ctx);
+			drm_dev_exit(idx);
+		}
+	}
+	mutex_unlock(&mgr->lock);
+}
+
+/**
+ * vgpu_ctx_inval_range() - flush a VM's translations of a range, if cached
+ * @vm: VM whose page tables changed
+ * @va: start
+ * @size: bytes
+ *
+ * Context: process, sleeps; the VM's page-table lock may be held.
+ * Return: 0 or a negative errno from the invalidation.
+ */
+int vgpu_ctx_inval_range(struct vgpu_vm *vm, u64 va, u64 size)
+{
+	struct vgpu_ctx_mgr *mgr = &vm->vdev->ctx;
+	int ret = 0;
+
+	mutex_lock(&mgr->lock);
+	if (vm->hw_ctx >= 0) {
+		ret = vgpu_tlb_inval_range(vm->vdev, vm->hw_ctx, va, size);
+		atomic64_inc(&vm->ctr.tlb_invalidations);
+	}
+	mutex_unlock(&mgr->lock);
+	return ret;
+}
+
+/**
+ * vgpu_ctx_counters() - a VM's device counters
+ * @vm: VM
+ * @out: %VGPU_CTR_NR counters
+ * @hw_ctx: out, the context owned now or -1
+ */
+void vgpu_ctx_counters(struct vgpu_vm *vm, u64 *out, int *hw_ctx)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	u64 now[VGPU_CTR_NR];
+	int i, idx;
+
+	mutex_lock(&vdev->ctx.lock);
+	*hw_ctx = vm->hw_ctx;
+	for (i = 0; i < VGPU_CTR_NR; i++)
+		out[i] = vm->ctr_acc[i];
+	if (vm->hw_ctx >= 0 && drm_dev_enter(&vdev->drm, &idx)) {
+		vgpu_ctx_snapshot(vdev, vm->hw_ctx, now);
+		for (i = 0; i < VGPU_CTR_NR; i++)
+			out[i] += now[i] - vm->ctr_base[i];
+		drm_dev_exit(idx);
+	}
+	mutex_unlock(&vdev->ctx.lock);
+}
+
+/**
+ * vgpu_ctx_owner_get() - the VM owning a context
+ * @vdev: vgpu device
+ * @ctx: context number from the device
+ *
+ * Return: the VM with a reference (drop with vgpu_vm_put()), or NULL.
+ */
+struct vgpu_vm *vgpu_ctx_owner_get(struct vgpu_device *vdev, u32 ctx)
+{
+	struct vgpu_vm *vm = NULL;
+
+	if (ctx >= VGPU_NUM_CONTEXTS)
+		return NULL;
+	mutex_lock(&vdev->ctx.lock);
+	vm = vdev->ctx.owner[ctx];
+	if (vm)
+		vgpu_vm_get(vm);
+	mutex_unlock(&vdev->ctx.lock);
+	return vm;
+}
+
+/**
+ * vgpu_ctx_restore() - rewrite every root after a device reset
+ * @vdev: vgpu device, freshly reset (TLBs and counters empty)
+ */
+void vgpu_ctx_restore(struct vgpu_device *vdev)
+{
+	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
+	int i;
+
+	mutex_lock(&mgr->lock);
+	for (i = 0; i < mgr->count; i++) {
+		struct vgpu_vm *vm = mgr->owner[i];
+		int c;
+
+		if (!vm)
+			continue;
+		for (c = 0; c < VGPU_CTR_NR; c++)
+			vm->ctr_base[c] = 0;
+		vgpu_wr64(vdev, VGPU_CTX_REG(i, VGPU_CTX_ROOT_LO),
+			  vgpu_pt_desc(vm->root));
+	}
+	mutex_unlock(&mgr->lock);
+}

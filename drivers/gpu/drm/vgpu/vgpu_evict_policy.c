@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/string.h>
+
+#include "vgpu_evict_policy.h"
+
+/**
+ * DOC: Eviction policies and how recency is sampled
+ *
+ * VRAM is managed as a cache of *chunks* (2 MiB by default, see "Demand
+ * paging").  When a chunk must come into VRAM and VRAM is full, the
+ * eviction policy names the coldest resident chunk.  A policy is an
+ * ordering of the resident chunks computed from a per-chunk access
+ * history (&struct vgpu_evict_chunk); the chunks sit in a red-black tree
+ * sorted by that ordering, so the victim is the leftmost chunk the caller
+ * can use (chunks the current fault batch is working on are skipped).
+ *
+ * **Where the history comes from.**  The GPU does not tell the driver
+ * about accesses that hit.  vgpu samples them, in *epochs*: the driver
+ * calls vgpu_evict_lru_advance() to start an epoch at the beginning of
+ * every fault batch that has to make room, then reports each resident
+ * chunk that the device used since the previous epoch with
+ * vgpu_evict_lru_touch().  "Used" is read from two device signals:
+ *
+ * 1. The per-VRAM-chunk access counters (``ACCESS_CTR_*``): the device
+ *    counts every COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line
+ *    that lands in a 2 MiB VRAM chunk, TLB hit or not.  The sampler reads
+ *    the counters of the VRAM behind each resident chunk and hands the
+ *    total to vgpu_evict_lru_sample_counter(), which compares it with the
+ *    previous sample's total (a smaller value means someone reset the
+ *    counters: the whole value is new) and touches the chunk if it grew.
+ *    This is the primary signal: exact, TLB-independent and cheap (two
+ *    register accesses per 2 MiB).
+ * 2. The ACCESSED bit of the chunk's leaf PTEs, for chunks whose memory
+ *    is not counted: chunks mapped remotely in system memory and chunks
+ *    smaller than the counter granule.  The device sets ACCESSED only
+ *    when it walks, so a TLB hit does not set it again; the sampler
+ *    therefore test-and-clears the bits and invalidates the TLB for the
+ *    cleared range in the same batch, or treats a chunk whose bit it
+ *    could not clear as accessed.
+ *
+ * A chunk brought into VRAM by a fault counts as touched in the epoch of
+ * that fault (the fault *is* an access).  A chunk brought in by prefetch
+ * is inserted without a touch: it has to earn its history.
+ *
+ * **Correlated references.**  A chunk is touched in many consecutive
+ * epochs while a kernel streams through it; those samples are one use,
+ * not many.  Following O'Neil, O'Neil and Weikum's LRU-K, a touch is a new
+ * *uncorrelated reference* (shifted into @hist) only when more than
+ * @crp epochs passed since the previous reference began; otherwise it
+ * only updates @last.  The period is measured from the start of the
+ * burst, not from the last touch, so a chunk in constant use still earns
+ * a new reference every @crp + 1 epochs while a chunk that a scan walks
+ * through once keeps a single one.
+ *
+ * **The policies.**
+ *
+ * - ``lru``: coldest = oldest @last (ties: oldest touch).  Classic LRU over
+ *   the sampled recency.  Fails under scans: a stream larger than the
+ *   free VRAM pushes out the hot set.
+ * - ``lru2``: LRU-K with K = 2.  Coldest = oldest *second-last*
+ *   uncorrelated reference; a chunk with a single reference has an
+ *   infinite backward distance and goes first (among those, LRU order).
+ *   A scan's chunks, referenced once, are evicted before a hot set that
+ *   has been referenced twice, however recent the scan.
+ *
+ * The history lives in the chunk, not in the policy, so switching policy
+ * at run time (sysfs ``eviction_policy``, default from the module
+ * parameter ``vgpu.eviction_policy``) re-sorts the tree and loses
+ * nothing.
+ */
+
+static bool vgpu_evict_lru_colder(const struct vgpu_evict_chunk *a,
+				  const struct vgpu_evict_chunk *b)
+{
+	if (a->last != b->last)
+		return a->last < b->last;
+	return a->seq < b->seq;
+}
+
+static bool vgpu_evict_lru2_colder(const struct vgpu_evict_chunk *a,
+				   const struct vgpu_evict_chunk *b)
+{
+	/* hist[1] == 0: fewer than two references, infinitely far back. */
+	if (a->hist[1] != b->hist[1])
+		return a->hist[1] < b->hist[1];
+	return vgpu_evict_lru_colder(a, b);
+}
+
+const struct vgpu_evict_policy_ops vgpu_evict_lru_ops = {
+	.name = "lru",
+	.desc = "least recently used (sampled recency)",
+	.colder = vgpu_evict_lru_colder,
+};
+
+const struct vgpu_evict_policy_ops vgpu_evict_lru2_ops = {
+	.name = "lru2",
+	.desc = "LRU-K, K=2: oldest second-last reference first",
+	.colder = vgpu_evict_lru2_colder,
+};
+
+static const struct vgpu_evict_policy_ops *const vgpu_evict_policies[] = {
+	&vgpu_evict_lru_ops,
+	&vgpu_evict_lru2_ops,
+};
+
+/**
+ * vgpu_evict_policy_get() - the policies, by index
+ * @i: index from 0
+ *
+ * Return: policy @i, or NULL past the last one.
+ */
+const struct vgpu_evict_policy_ops *vgpu_evict_policy_get(unsigned int i)
+{
+	return i < ARRAY_SIZE(vgpu_evict_policies) ? vgpu_evict_policies[i] : NULL;
+}
+
+/**
+ * vgpu_evict_policy_find() - look a policy up by name
+ * @name: policy name; a trailing newline is ignored (sysfs)
+ *
+ * Return: the policy or NULL.
+ */
+const struct vgpu_evict_policy_ops *vgpu_evict_policy_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vgpu_evict_policies); i++)
+		if (sysfs_streq(name, vgpu_evict_policies[i]->name))
+			return vgpu_evict_policies[i];
+	return NULL;
+}
+
+/*
+ * rb_add_cached() passes no context to its comparison, and the ordering
+ * depends on the active policy; insertion is therefore done by hand.
+ */
+static void vgpu_evict_tree_add(struct vgpu_evict_lru *lru,
+				struct vgpu_evict_chunk *c)
+{
+	struct rb_node **link = &lru->tree.rb_root.rb_node, *parent = NULL;
+	bool leftmost = true;
+
+	while (*link) {
+		struct vgpu_evict_chunk *p =
+			rb_entry(*link, struct vgpu_evict_chunk, node);
+
+		parent = *link;
+		if (lru->ops->colder(c, p)) {
+			link = &parent->rb_left;
+		} else {
+			link = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	rb_link_node(&c->node, parent, link);
+	rb_insert_color_cached(&c->node, &lru->tree, leftmost);
+}
+
+/**
+ * vgpu_evict_lru_init() - set up an empty ordering
+ * @lru: the ordering
+ * @lock: the owner's lock protecting @lru and its chunks
+ * @ops: initial policy
+ * @crp: correlated reference period in epochs (0: every epoch counts)
+ */
+void vgpu_evict_lru_init(struct vgpu_evict_lru *lru, struct mutex *lock,
+			 const struct vgpu_evict_policy_ops *ops,
+			 unsigned int crp)
+{
+	memset(lru, 0, sizeof(*lru));
+	lru->lock = lock;
+	lru->ops = ops;
+	lru->tree = RB_ROOT_CACHED;
+	lru->epoch = 1;
+	lru->crp = crp;
+}
+
+/**
+ * vgpu_evict_chunk_init() - a chunk with no history, not resident
+ * @c: chunk
+ */
+void vgpu_evict_chunk_init(struct vgpu_evict_chunk *c)
+{
+	memset(c, 0, sizeof(*c));
+	RB_CLEAR_NODE(&c->node);
+}
+
+/**
+ * vgpu_evict_lru_set_policy() - switch policy, keeping every chunk's history
+ * @lru: the ordering
+ * @ops: new policy
+ *
+ * Re-sorts the resident chunks: O(n log n) with n the chunks in VRAM.
+ *
+ * Context: @lru's lock held.
+ */
+void vgpu_evict_lru_set_policy(struct vgpu_evict_lru *lru,
+			       const struct vgpu_evict_policy_ops *ops)
+{
+	struct rb_root_cached old = lru->tree;
+	struct rb_node *node;
+
+	lockdep_assert_held(lru->lock);
+	if (ops == lru->ops)
+		return;
+	lru->ops = ops;
+	lru->tree = RB_ROOT_CACHED;
+	while ((node = rb_first_cached(&old))) {
+		rb_erase_cached(node, &old);
+		vgpu_evict_tree_add(lru, rb_entry(node, struct vgpu_evict_chunk,
+						  node));
+	}
+	lru->stats.switches++;
+}
+
+/**
+ * vgpu_evict_lru_advance() - start a sampling epoch
+ * @lru: the ordering
+ *
+ * Context: @lru's lock held.
+ * Return: the new epoch.
+ */
+u64 vgpu_evict_lru_advance(struct vgpu_evict_lru *lru)
+{
+	lockdep_assert_held(lru->lock);
+	lru->stats.samples++;
+	return ++lru->epoch;
+}
+
+static void vgpu_evict_record(struct vgpu_evict_lru *lru,
+			      struct vgpu_evict_chunk *c)
+{
+	u64 now = lru->epoch;
+	int i;
+
+	lru->stats.touches++;
+	if (!c->hist[0] || now - c->hist[0] > lru->crp) {
+		for (i = VGPU_EVICT_HIST - 1; i > 0; i--)
+			c->hist[i] = c->hist[i - 1];
+		c->hist[0] = now;
+		c->refs++;
+		lru->stats.refs++;
+	}
+	c->last = now;
+	c->seq = ++lru->seq;
+}
+
+/**
+ * vgpu_evict_lru_touch() - the device used a chunk in the current epoch
+ * @lru: the ordering
+ * @c: chunk, resident or not
+ *
+ * Several touches in one epoch count once.
+ *
+ * Context: @lru's lock held.
+ */
+void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
+			  struct vgpu_evict_chunk *c)
+{
+	lockdep_assert_held(lru->lock);
+	if (c->last == lru->epoch)
+		return;
+	if (c->resident)
+		rb_erase_cached(&c->node, &lru->tree);
+	vgpu_evict_record(lru, c);
+	if (c->resident)
+		vgpu_evict_tree_add(lru, c);
+}
+
+/**
+ * vgpu_evict_lru_sample_counter() - feed a chunk's access-counter total
+ * @lru: the ordering
+ * @c: resident chunk
+ * @total: sum of the device access counters of the VRAM behind @c
+ *
+ * Touches @c if the total grew since the previous sample.  A total below
+ * the previous one means the counters were reset in between; all of it is
+ * new then.
+ *
+ * Context: @lru's lock held.
+ * Return: accesses since the previous sample.
+ */
+u32 vgpu_evict_lru_sample_counter(struct vgpu_evict_lru *lru,
+				  struct vgpu_evict_chunk *c, u32 total)
+{
+	u32 delta = total >= c->ctr_snap ? total - c->ctr_snap : total;
+
+	lockdep_assert_held(lru->lock);
+	c->ctr_snap = total;
+	if (delta) {
+		c->accesses += delta;
+		vgpu_evict_lru_touch(lru, c);
+	}
+	return delta;
+}
+
+/**
+ * vgpu_evict_lru_insert() - a chunk became resident in VRAM
+ * @lru: the ordering
+ * @c: chunk, not resident; its history is kept
+ *
+ * The caller touches the chunk as well when a fault brought it in, and
+ * clears the device access counters of the VRAM it gave the chunk (the
+ * counter snapshot restarts at zero).
+ *
+ * Context: @lru's lock held.
+ */
+void vgpu_evict_lru_insert(struct vgpu_evict_lru *lru,
+			   struct vgpu_evict_chunk *c)
+{
+	lockdep_assert_held(lru->lock);
+	if (WARN_ON(c->resident))
+		return;
+	c->resident = true;
+	c->ctr_snap = 0;
+	if (!c->seq)
+		c->seq = ++lru->seq;
+	vgpu_evict_tree_add(lru, c);
+	lru->nr++;
+	lru->stats.inserts++;
+}
+
+/**
+ * vgpu_evict_lru_remove() - a chunk left VRAM (evicted or freed)
+ * @lru: the ordering
+ * @c: resident chunk
+ *
+ * Context: @lru's lock held.
+ */
+void vgpu_evict_lru_remove(struct vgpu_evict_lru *lru,
+			   struct vgpu_evict_chunk *c)
+{
+	lockdep_assert_held(lru->lock);
+	if (WARN_ON(!c->resident))
+		return;
+	rb_erase_cached(&c->node, &lru->tree);
+	RB_CLEAR_NODE(&c->node);
+	c->resident = false;
+	lru->nr--;
+	lru->stats.removes++;
+}
+
+/**
+ * vgpu_evict_lru_coldest() - the chunk the policy would evict first
+ * @lru: the ordering
+ *
+ * Context: @lru's lock held.
+ * Return: the coldest resident chunk, or NULL if none.
+ */
+struct vgpu_evict_chunk *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru)
+{
+	struct rb_node *node;
+
+	lockdep_assert_held(lru->lock);
+	node = rb_first_cached(&lru->tree);
+	return node ? rb_entry(node, struct vgpu_evict_chunk, node) : NULL;
+}
+
+/**
+ * vgpu_evict_lru_next() - the next warmer resident chunk
+ * @lru: the ordering
+ * @c: resident chunk
+ *
+ * Context: @lru's lock held.
+ * Return: the chunk after @c in eviction order, or NULL.
+ */
+struct vgpu_evict_chunk *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
+					     struct vgpu_evict_chunk *c)
+{
+	struct rb_node *node;
+
+	lockdep_assert_held(lru->lock);
+	node = rb_next(&c->node);
+	return node ? rb_entry(node, struct vgpu_evict_chunk, node) : NULL;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef __VGPU_EVICT_POLICY_TYPES_H__
+#define __VGPU_EVICT_POLICY_TYPES_H__
+
+#include <linux/rbtree.h>
+#include <linux/types.h>
+
+struct mutex;
+
+/** VGPU_EVICT_HIST - uncorrelated references remembered per chunk (max K) */
+#define VGPU_EVICT_HIST		2
+
+/**
+ * struct vgpu_evict_chunk - what the eviction policy knows about one chunk
+ * @node: in &vgpu_evict_lru.tree while the chunk is resident in VRAM.
+ * @last: epoch of the last sampled access (0: never).
+ * @hist: epochs of the last %VGPU_EVICT_HIST uncorrelated references,
+ *	newest first (0: none).  Kept while the chunk is out of VRAM, so a
+ *	chunk that comes back remembers its past (LRU-K's "retained
+ *	information").
+ * @seq: order of the last touch, breaks ties between equal epochs.
+ * @refs: uncorrelated references counted over the chunk's life.
+ * @accesses: device accesses counted by the access counters.
+ * @ctr_snap: access-counter total seen at the last sample.
+ * @resident: on @node.
+ *
+ * Embedded in the owner's per-chunk state; every field is protected by
+ * the lock of the &struct vgpu_evict_lru the chunk is tracked by.
+ */
+struct vgpu_evict_chunk {
+	struct rb_node node;
+	u64 last;
+	u64 hist[VGPU_EVICT_HIST];
+	u64 seq;
+	u64 refs;
+	u64 accesses;
+	u32 ctr_snap;
+	bool resident;
+};
+
+/**
+ * struct vgpu_evict_policy_ops - an eviction policy
+ * @name: name used by the module parameter and sysfs.
+ * @desc: one line for humans.
+ * @colder: true when @a should leave VRAM before @b.  A strict weak
+ *	ordering over the sampled history; the tree is sorted by it.
+ *
+ * A policy is nothing but an ordering of the resident chunks by the
+ * history the sampler collected: switching policies re-sorts the tree and
+ * loses no history.
+ */
+struct vgpu_evict_policy_ops {
+	const char *name;
+	const char *desc;
+	bool (*colder)(const struct vgpu_evict_chunk *a,
+		       const struct vgpu_evict_chunk *b);
+};
+
+/**
+ * struct vgpu_evict_stats - eviction-policy counters
+ * @samples: sampling passes (epochs started).
+ * @touches: chunk accesses observed.
+ * @refs: of those, uncorrelated references (new history entries).
+ * @inserts: chunks that became resident.
+ * @removes: chunks that left VRAM.
+ * @switches: policy changes.
+ */
+struct vgpu_evict_stats {
+	u64 samples;
+	u64 touches;
+	u64 refs;
+	u64 inserts;
+	u64 removes;
+	u64 switches;
+};
+
+/**
+ * struct vgpu_evict_lru - the resident chunks ordered coldest first
+ * @lock: the owner's lock that protects this structure and every chunk
+ *	tracked by it; asserted by every function.
+ * @ops: active policy.
+ * @tree: resident chunks, sorted by @ops->colder (leftmost: coldest).
+ * @epoch: current sampling epoch (starts at 1; 0 means "never").
+ * @seq: touch sequence number.
+ * @crp: correlated reference period in epochs (see the DOC).
+ * @nr: chunks in @tree.
+ * @stats: counters.
+ */
+struct vgpu_evict_lru {
+	struct mutex *lock;
+	const struct vgpu_evict_policy_ops *ops;
+	struct rb_root_cached tree;
+	u64 epoch;
+	u64 seq;
+	unsigned int crp;
+	unsigned long nr;
+	struct vgpu_evict_stats stats;
+};
+
+#endif /* __VGPU_EVICT_POLICY_TYPES_H__ */

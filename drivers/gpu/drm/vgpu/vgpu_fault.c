@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/bitfield.h>
+#include <linux/bitmap.h>
+#include <linux/dma-mapping.h>
+#include <linux/ktime.h>
+
+#include <drm/drm_print.h>
+
+#include "vgpu_ctx.h"
+#include "vgpu_drv.h"
+#include "vgpu_fault.h"
+#include "vgpu_fault_batch.h"
+#include "vgpu_fault_log.h"
+#include "vgpu_paging.h"
+#include "vgpu_vm.h"
+
+/**
+ * DOC: GPU faults
+ *
+ * The device writes a 32-byte record into a ring in system memory for
+ * each translation miss or permission violation, stalls the faulting
+ * queue and raises the fault vector.  The interrupt thread drains the
+ * ring in batches (see "Fault batching"): each record is decoded once
+ * into a &struct vgpu_fault, its hardware context is mapped back to the
+ * VM that owns it, and the batch is sorted and de-duplicated; each
+ * faulting page is then counted and logged decoded (rate limited).
+ *
+ * This driver does not page: a fault is unresolvable.  The VM is banned
+ * (later EXEC and VM_BIND give -ECANCELED) and the stalled queue is
+ * answered with CANCEL, once per queue per batch however many records it
+ * produced.  The device then puts the queue in ERROR, and queue recovery
+ * (see "hardware queues and job submission") fails the job with -EFAULT
+ * and carries on with the queue's other jobs.  Other queues never stop.
+ */
+
+static const char *const vgpu_fault_reasons[] = {
+	[VGPU_FAULT_NOT_PRESENT] = "not present",
+	[VGPU_FAULT_READ_DENIED] = "read denied",
+	[VGPU_FAULT_WRITE_DENIED] = "write denied",
+	[VGPU_FAULT_EXEC_DENIED] = "exec denied",
+	[VGPU_FAULT_BAD_ADDRESS] = "bad address",
+	[VGPU_FAULT_PT_DMA] = "page table unreadable",
+	[VGPU_FAULT_BAD_ENTRY] = "bad entry",
+};
+
+static const char *const vgpu_fault_accesses[] = {
+	[VGPU_ACCESS_READ] = "read",
+	[VGPU_ACCESS_WRITE] = "write",
+	[VGPU_ACCESS_EXEC] = "exec",
+};
+
+static u64 vgpu_fault_buf_desc(struct vgpu_device *vdev)
+{
+	return (vdev->fault.dma & VGPU_PTE_ADDR_MASK) | VGPU_PTE_VALID |
+	       VGPU_PTE_SYSTEM;
+}
+
+/**
+ * vgpu_fault_hw_init() - point the device at the fault buffer
+ * @vdev: vgpu device
+ */
+void vgpu_fault_hw_init(struct vgpu_device *vdev)
+{
+	memset(vdev->fault.records, 0, VGPU_FAULT_ENTRIES * VGPU_FAULT_RECORD_SIZE);
+	vdev->fault.head = 0;
+	vgpu_wr32(vdev, VGPU_REG_FAULT_BUF_ENTRIES, VGPU_FAULT_ENTRIES);
+	vgpu_wr32(vdev, VGPU_REG_FAULT_BUF_HEAD, 0);
+	vgpu_wr64(vdev, VGPU_REG_FAULT_BUF_LO, vgpu_fault_buf_desc(vdev));
+	if (vgpu_rd32(vdev, VGPU_REG_STATUS) & VGPU_STATUS_FAULT_BUF_ERROR)
+		drm_err(&vdev->drm, "device refused the fault buffer\n");
+}
+
+/**
+ * vgpu_fault_init() - allocate the fault buffer and hand it to the device
+ * @vdev: vgpu device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vgpu_fault_init(struct vgpu_device *vdev)
+{
+	int ret;
+
+	/* issue 5: the paging state holds the fault batch. */
+	ret = vgpu_paging_init(vdev);
+	if (ret)
+		return ret;
+	vdev->fault.records = dma_alloc_coherent(vdev->drm.dev,
+						 VGPU_FAULT_ENTRIES * VGPU_FAULT_RECORD_SIZE,
+						 &vdev->fault.dma, GFP_KERNEL);
+	if (!vdev->fault.records) {
+		vgpu_paging_fini(vdev);
+		return -ENOMEM;
+	}
+	vgpu_fault_hw_init(vdev);
+	return 0;
+}
+
+/**
+ * vgpu_fault_fini() - take the fault buffer back from the device and free it
+ * @vdev: vgpu device, interrupts off
+ */
+void vgpu_fault_fini(struct vgpu_device *vdev)
+{
+	vgpu_wr64(vdev, VGPU_REG_FAULT_BUF_LO, 0);
+	dma_free_coherent(vdev->drm.dev, VGPU_FAULT_ENTRIES * VGPU_FAULT_RECORD_SIZE,
+			  vdev->fault.records, vdev->fault.dma);
+	vgpu_paging_fini(vdev);
+}
+
+static bool vgpu_fault_read(struct vgpu_device *vdev, struct vgpu_fault *f)
+{
+	u32 *rec = vdev->fault.records +
+		   vdev->fault.head * (VGPU_FAULT_RECORD_SIZE / 4);
+	u32 info;
+
+	if (!(READ_ONCE(rec[VGPU_FAULT_DW_FLAGS]) & VGPU_FAULT_DW3_VALID))
+		return false;
+	dma_rmb();	/* VALID is written last */
+	info = rec[VGPU_FAULT_DW_INFO];
+	f->va = (u64)rec[VGPU_FAULT_DW_VA_HI] << 32 | rec[VGPU_FAULT_DW_VA_LO];
+	f->queue = FIELD_GET(VGPU_FAULT_INFO_QUEUE_MASK, info);
+	f->ctx = FIELD_GET(VGPU_FAULT_INFO_CTX_MASK, info);
+	f->access = FIELD_GET(VGPU_FAULT_INFO_ACCESS_MASK, info);
+	f->reason = FIELD_GET(VGPU_FAULT_INFO_REASON_MASK, info);
+	f->level = FIELD_GET(VGPU_FAULT_INFO_LEVEL_MASK, info);
+	f->timestamp = (u64)rec[VGPU_FAULT_DW_TIME_HI] << 32 |
+		       rec[VGPU_FAULT_DW_TIME_LO];
+	WRITE_ONCE(rec[VGPU_FAULT_DW_FLAGS], 0);
+	vdev->fault.head = (vdev->fault.head + 1) % VGPU_FAULT_ENTRIES;
+	vdev->fault.total++;
+	return true;
+}
+
+/*
+ * One faulting page of a batch (issue 5: records arrive de-duplicated,
+ * @e->dups more records of the same VM and page were merged into it).
+ * Nothing resolves faults yet: the page's VM is banned.
+ */
+static void vgpu_fault_handle(struct vgpu_device *vdev,
+			      const struct vgpu_fault_batch_entry *e)
+{
+	const struct vgpu_fault *f = &e->f;
+	struct vgpu_vm *vm = e->vm;
+
+	dev_warn_ratelimited(vdev->drm.dev,
+			     "GPU fault: queue %u context %u VA %#llx %s, %s at level %u%s\n",
+			     f->queue, f->ctx, f->va,
+			     f->access < ARRAY_SIZE(vgpu_fault_accesses) &&
+			     vgpu_fault_accesses[f->access] ?
+			     vgpu_fault_accesses[f->access] : "?",
+			     f->reason < ARRAY_SIZE(vgpu_fault_reasons) &&
+			     vgpu_fault_reasons[f->reason] ?
+			     vgpu_fault_reasons[f->reason] : "unknown reason",
+			     f->level, vm ? ", banning the VM" : " (no VM)");
+	vgpu_fault_log_add(vdev, f, vm,
+			   vm ? VGPU_FAULT_RES_CANCELLED : VGPU_FAULT_RES_NO_VM);
+	if (!vm)
+		return;
+	atomic64_add(1 + e->dups, &vm->ctr.gpu_faults);
+	atomic64_add(1 + e->dups, &vm->paging_ctr.faults);
+	atomic64_add(e->dups, &vm->paging_ctr.fault_duplicates);
+	atomic64_inc(&vm->paging_ctr.faults_cancelled);
+	vgpu_vm_ban(vm);
+}
+
+/*
+ * Reads up to the batch limit of records, sorts, de-duplicates and groups
+ * them, and handles each faulting page once.  Sets the stalled queues in
+ * @stalled.
+ *
+ * Return: true if the batch filled up (more records may be waiting).
+ */
+static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
+				   struct vgpu_fault_batch *b,
+				   unsigned long *stalled)
+{
+	struct vgpu_paging_counters *ctr = &vdev->paging.ctr;
+	struct vgpu_fault_batch_entry *e;
+	struct vgpu_fault_group *g;
+	struct vgpu_vm *last = NULL;
+	u64 start = ktime_get_ns();
+	struct vgpu_fault f;
+	bool full;
+	u32 i;
+
+	vgpu_fault_batch_reset(b);
+	/* Each record takes a reference on its VM, dropped below. */
+	while (!vgpu_fault_batch_full(b) && vgpu_fault_read(vdev, &f))
+		vgpu_fault_batch_add(b, vgpu_ctx_owner_get(vdev, f.ctx), &f);
+	full = vgpu_fault_batch_full(b);
+	vgpu_wr32(vdev, VGPU_REG_FAULT_BUF_HEAD, vdev->fault.head);
+	if (!b->nr_records)
+		return false;
+
+	vgpu_fault_batch_sort(b);
+	vgpu_fault_batch_for_each_group(b, g) {
+		if (g->vm && g->vm != last)
+			atomic64_inc(&g->vm->paging_ctr.fault_batches);
+		last = g->vm;
+		for (e = &b->entries[g->first]; e < &b->entries[g->first + g->nr]; e++) {
+			vgpu_fault_handle(vdev, e);
+			stalled[0] |= e->queues & GENMASK(VGPU_NUM_QUEUES - 1, 0);
+			for (i = 0; e->vm && i <= e->dups; i++)
+				vgpu_vm_put(e->vm);
+		}
+	}
+	atomic64_inc(&ctr->fault_batches);
+	atomic64_add(b->nr_records, &ctr->faults);
+	atomic64_add(b->nr_records - b->nr, &ctr->fault_duplicates);
+	atomic64_add(b->nr, &ctr->faults_cancelled);
+	atomic64_add(ktime_get_ns() - start, &ctr->fault_ns);
+	return full;
+}
+
+/**
+ * vgpu_fault_drain() - handle every record in the fault buffer
+ * @vdev: vgpu device
+ *
+ * Context: the fault interrupt thread.
+ */
+void vgpu_fault_drain(struct vgpu_device *vdev)
+{
+	struct vgpu_fault_batch *b = vdev->paging.batch;
+	DECLARE_BITMAP(stalled, VGPU_NUM_QUEUES);
+	u32 overflows, q;
+
+	BUILD_BUG_ON(VGPU_NUM_QUEUES > BITS_PER_LONG);
+	bitmap_zero(stalled, VGPU_NUM_QUEUES);
+	/* issue 5: batches of at most vgpu.fault_batch_limit records. */
+	mutex_lock(&vdev->paging.fault_lock);
+	vgpu_fault_batch_set_limit(b, vgpu_paging_fault_batch_limit());
+	while (vgpu_fault_drain_batch(vdev, b, stalled))
+		;
+	mutex_unlock(&vdev->paging.fault_lock);
+
+	overflows = vgpu_rd32(vdev, VGPU_REG_FAULT_BUF_OVERFLOWS);
+	if (overflows != vdev->fault.overflows) {
+		dev_warn_ratelimited(vdev->drm.dev, "fault buffer overflowed: %u records lost\n",
+				     overflows);
+		vdev->fault.overflows = overflows;
+		/* A lost record may hide a stalled queue: ask the queues. */
+		for (q = 0; q < vdev->nr_queues; q++) {
+			u32 st = vgpu_rd32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_STATUS));
+
+			if (FIELD_GET(VGPU_QUEUE_STATUS_STATE_MASK, st) ==
+			    VGPU_QUEUE_STATE_STALLED)
+				__set_bit(q, stalled);
+		}
+	}
+
+	/* One answer per stalled queue, however many records it wrote. */
+	for_each_set_bit(q, stalled, VGPU_NUM_QUEUES)
+		vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
+			  VGPU_QUEUE_CONTROL_CANCEL);
+}

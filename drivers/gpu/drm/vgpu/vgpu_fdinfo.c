@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gpuvm.h>
+#include <drm/drm_print.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_tt.h>
+
+#include "vgpu_bo.h"
+#include "vgpu_ctx.h"
+#include "vgpu_drv.h"
+#include "vgpu_fdinfo.h"
+#include "vgpu_job.h"
+#include "vgpu_queue.h"
+#include "vgpu_vm.h"
+
+/**
+ * DOC: fdinfo
+ *
+ * ``/proc/<pid>/fdinfo/<fd>`` of an open render node shows what that file
+ * (one client, one GPU VM) uses, in the keys of
+ * Documentation/gpu/drm-usage-stats.rst:
+ *
+ * - ``drm-driver``, ``drm-client-id``, ``drm-pdev``: from the DRM core.
+ * - ``drm-total-<region>``, ``drm-shared-<region>``, ``drm-active-<region>``,
+ *   ``drm-resident-<region>``, ``drm-purgeable-<region>`` for the regions
+ *   ``vram`` and ``system``: the client's BOs (those it holds a handle to)
+ *   by their current placement, printed by drm_print_memory_stats().  A BO
+ *   counts where its memory is now; one swapped out by TTM counts in
+ *   ``system`` but not as resident.  vgpu has no purgeable BOs.
+ * - ``drm-engine-q<N>``: time the exec queue N spent on the client's jobs,
+ *   in ns.  A job counts from the moment it was handed to the ring, or the
+ *   end of the job before it on the same ring if later, until its fence
+ *   signalled, so the times of all clients on a queue never add up to more
+ *   than wall-clock time.
+ * - ``drm-vgpu-*``: memory-management counters of the client: GPU faults,
+ *   bytes migrated each way and evictions of BOs mapped in its VM, thrash
+ *   events, the paging code's counters (fault batches, duplicates,
+ *   resolved and cancelled faults, remote mappings, prefetched bytes used
+ *   and wasted, fault-handling time), its VM's TLB counters (hits, misses,
+ *   walks), mappings and page-table memory, jobs.
+ *
+ * Documentation/gpu/vgpu/user-guide.rst lists every key with its unit.
+ */
+
+/* fdinfo region of a TTM memory type, or -1 */
+enum vgpu_fdinfo_region {
+	VGPU_REGION_VRAM,
+	VGPU_REGION_SYSTEM,
+	VGPU_REGION_NR,
+};
+
+static const char *const vgpu_region_names[VGPU_REGION_NR] = {
+	[VGPU_REGION_VRAM] = "vram",
+	[VGPU_REGION_SYSTEM] = "system",
+};
+
+static void vgpu_fdinfo_bo(struct ttm_buffer_object *tbo,
+			   struct drm_memory_stats *stats)
+{
+	struct ttm_resource *res = tbo->resource;
+	struct drm_memory_stats *s;
+	bool resident;
+	u64 size = tbo->base.size;
+
+	dma_resv_assert_held(tbo->base.resv);
+	if (res && res->mem_type == TTM_PL_VRAM) {
+		s = &stats[VGPU_REGION_VRAM];
+		resident = true;
+	} else {
+		s = &stats[VGPU_REGION_SYSTEM];
+		resident = res && tbo->ttm && ttm_tt_is_populated(tbo->ttm);
+	}
+
+	if (drm_gem_object_is_shared_for_memory_stats(&tbo->base))
+		s->shared += size;
+	else
+		s->private += size;
+	if (resident)
+		s->resident += size;
+	if (!dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
+		s->active += size;
+}
+
+/* Like drm_show_memory_stats(), but per placement and under each BO's resv. */
+static void vgpu_fdinfo_memory(struct drm_printer *p, struct drm_file *file)
+{
+	struct drm_memory_stats stats[VGPU_REGION_NR] = {};
+	struct drm_gem_object *obj;
+	int id, r;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		struct ttm_buffer_object *tbo = &gem_to_vgpu_bo(obj)->tbo;
+
+		if (dma_resv_trylock(obj->resv)) {
+			vgpu_fdinfo_bo(tbo, stats);
+			dma_resv_unlock(obj->resv);
+			continue;
+		}
+		/* Contended: sleep for the lock outside the table lock. */
+		drm_gem_object_get(obj);
+		spin_unlock(&file->table_lock);
+		if (!dma_resv_lock_interruptible(obj->resv, NULL)) {
+			vgpu_fdinfo_bo(tbo, stats);
+			dma_resv_unlock(obj->resv);
+		}
+		drm_gem_object_put(obj);
+		spin_lock(&file->table_lock);
+	}
+	spin_unlock(&file->table_lock);
+
+	for (r = 0; r < VGPU_REGION_NR; r++)
+		drm_print_memory_stats(p, &stats[r],
+				       DRM_GEM_OBJECT_RESIDENT |
+				       DRM_GEM_OBJECT_PURGEABLE,
+				       vgpu_region_names[r]);
+}
+
+static void vgpu_fdinfo_engines(struct drm_printer *p, struct vgpu_vm *vm)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	u32 i;
+
+	for (i = 0; i < vgpu_exec_queues(vdev); i++) {
+		struct vgpu_queue *q = vgpu_exec_queue(vdev, i);
+
+		drm_printf(p, "drm-engine-q%u:\t%llu ns\n", i,
+			   (u64)atomic64_read(&vm->ctr.engine_ns[q->id]));
+	}
+}
+
+#define vgpu_fdinfo_ctr(p, key, v, unit) \
+	drm_printf(p, "drm-vgpu-" key ":\t%llu" unit "\n", (u64)atomic64_read(v))
+
+/* The paging code's per-VM counters (vgpu_paging_types.h). */
+static void vgpu_fdinfo_paging(struct drm_printer *p,
+			       const struct vgpu_paging_counters *c)
+{
+	vgpu_fdinfo_ctr(p, "fault-batches", &c->fault_batches, "");
+	vgpu_fdinfo_ctr(p, "fault-duplicates", &c->fault_duplicates, "");
+	vgpu_fdinfo_ctr(p, "faults-resolved", &c->faults_resolved, "");
+	vgpu_fdinfo_ctr(p, "faults-cancelled", &c->faults_cancelled, "");
+	vgpu_fdinfo_ctr(p, "remote-maps", &c->remote_maps, "");
+	vgpu_fdinfo_ctr(p, "prefetch-bytes", &c->prefetch_bytes, "");
+	vgpu_fdinfo_ctr(p, "prefetch-used-bytes", &c->prefetch_used_bytes, "");
+	vgpu_fdinfo_ctr(p, "prefetch-wasted-bytes", &c->prefetch_wasted_bytes, "");
+	vgpu_fdinfo_ctr(p, "fault-time", &c->fault_ns, " ns");
+}
+
+static void vgpu_fdinfo_vm(struct drm_printer *p, struct vgpu_vm *vm)
+{
+	u64 ctr[VGPU_CTR_NR];
+	u64 mappings = 0, mapped = 0, pt_pages;
+	struct drm_gpuva *va;
+	int hw_ctx;
+
+	vgpu_ctx_counters(vm, ctr, &hw_ctx);
+
+	down_read(&vm->lock);
+	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
+				    VGPU_VM_USER_END) {
+		mappings++;
+		mapped += va->va.range;
+	}
+	up_read(&vm->lock);
+	mutex_lock(&vm->pt_lock);
+	pt_pages = vm->pt_stats.tables;
+	mutex_unlock(&vm->pt_lock);
+
+	drm_printf(p, "drm-vgpu-vm-state:\t%s\n",
+		   vgpu_vm_banned(vm) ? "banned" : "ok");
+	drm_printf(p, "drm-vgpu-context:\t%d\n", hw_ctx);
+	drm_printf(p, "drm-vgpu-mappings:\t%llu\n", mappings);
+	drm_printf(p, "drm-vgpu-mapped-bytes:\t%llu\n", mapped);
+	drm_printf(p, "drm-vgpu-pt-bytes:\t%llu\n", pt_pages * VGPU_PT_SIZE);
+	drm_printf(p, "drm-vgpu-faults:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.gpu_faults));
+	drm_printf(p, "drm-vgpu-migrated-to-vram:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.bytes_to_vram));
+	drm_printf(p, "drm-vgpu-migrated-to-system:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.bytes_to_system));
+	drm_printf(p, "drm-vgpu-evictions:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.evictions));
+	drm_printf(p, "drm-vgpu-thrash-events:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.thrash_events));
+	vgpu_fdinfo_paging(p, &vm->paging_ctr);
+	drm_printf(p, "drm-vgpu-tlb-l1-hits:\t%llu\n", ctr[VGPU_CTR_L1_HIT]);
+	drm_printf(p, "drm-vgpu-tlb-l1-misses:\t%llu\n", ctr[VGPU_CTR_L1_MISS]);
+	drm_printf(p, "drm-vgpu-tlb-l2-hits:\t%llu\n", ctr[VGPU_CTR_L2_HIT]);
+	drm_printf(p, "drm-vgpu-tlb-l2-misses:\t%llu\n", ctr[VGPU_CTR_L2_MISS]);
+	drm_printf(p, "drm-vgpu-pt-walks:\t%llu\n", ctr[VGPU_CTR_WALKS]);
+	drm_printf(p, "drm-vgpu-tlb-invalidations:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.tlb_invalidations));
+	drm_printf(p, "drm-vgpu-jobs-submitted:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.jobs_submitted));
+	drm_printf(p, "drm-vgpu-jobs-completed:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.jobs_completed));
+	drm_printf(p, "drm-vgpu-jobs-failed:\t%llu\n",
+		   (u64)atomic64_read(&vm->ctr.jobs_failed));
+}
+
+/**
+ * vgpu_show_fdinfo() - &drm_driver.show_fdinfo
+ * @p: printer into the fdinfo file
+ * @file: DRM file
+ *
+ * Context: process, inside drm_dev_enter() (drm_show_fdinfo()).
+ */
+void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct vgpu_file *vfile = file->driver_priv;
+
+	vgpu_fdinfo_memory(p, file);
+	if (!vfile || !vfile->vm)
+		return;
+	vgpu_fdinfo_engines(p, vfile->vm);
+	vgpu_fdinfo_vm(p, vfile->vm);
+}
+
+/**
+ * vgpu_fdinfo_job_done() - add a finished job's run time to its VM
+ * @job: a job whose fences have signalled (from free_job)
+ *
+ * The job ran from when its scheduler fence signalled "scheduled" (the
+ * ring got it) until its "finished" fence signalled; on a shared ring it
+ * may have waited for the job before it, so it counts from that job's
+ * end if later.  free_job sees a queue's jobs in completion order.
+ */
+void vgpu_fdinfo_job_done(struct vgpu_job *job)
+{
+	struct drm_sched_fence *sf = job->base.s_fence;
+	struct vgpu_queue *q = job->q;
+	u64 start, end, last;
+
+	if (!sf || !q ||
+	    !test_bit(DMA_FENCE_FLAG_TIMESTAMP_BIT, &sf->scheduled.flags) ||
+	    !test_bit(DMA_FENCE_FLAG_TIMESTAMP_BIT, &sf->finished.flags))
+		return;
+	start = ktime_to_ns(sf->scheduled.timestamp);
+	end = ktime_to_ns(sf->finished.timestamp);
+	last = READ_ONCE(q->busy_until);
+	start = max(start, last);
+	if (end > start)
+		atomic64_add(end - start, &job->vm->ctr.engine_ns[q->id]);
+	WRITE_ONCE(q->busy_until, max(end, last));
+}
+
+/**
+ * vgpu_fdinfo_account_move() - charge a BO move to the VMs that map the BO
+ * @tbo: the BO, reserved
+ * @evict: the move was an eviction
+ * @old_type: memory type the data came from, or -1 if there was none
+ * @new_type: memory type of the new resource
+ *
+ * Feeds ``drm-vgpu-migrated-to-*`` and ``drm-vgpu-evictions``.  Moves of a
+ * BO no VM maps are counted only device-wide.
+ */
+void vgpu_fdinfo_account_move(struct ttm_buffer_object *tbo, bool evict,
+			      int old_type, u32 new_type)
+{
+	struct vgpu_bo *bo = to_vgpu_bo(tbo);
+	struct drm_gem_object *obj = &tbo->base;
+	struct drm_gpuvm_bo *vm_bo;
+	bool to_sys, to_vram;
+
+	to_sys = old_type == TTM_PL_VRAM && new_type != TTM_PL_VRAM;
+	to_vram = old_type >= 0 && old_type != TTM_PL_VRAM &&
+		  new_type == TTM_PL_VRAM;
+	if (!to_sys && !to_vram)
+		return;
+
+	dma_resv_assert_held(obj->resv);
+	mutex_lock(&bo->gpuva_lock);
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
+
+		if (to_vram) {
+			atomic64_add(obj->size, &vm->ctr.bytes_to_vram);
+			continue;
+		}
+		atomic64_add(obj->size, &vm->ctr.bytes_to_system);
+		if (evict)
+			atomic64_inc(&vm->ctr.evictions);
+	}
+	mutex_unlock(&bo->gpuva_lock);
+}

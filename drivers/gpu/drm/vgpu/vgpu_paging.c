@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/dma-resv.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gpuvm.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/vgpu_drm.h>
+
+#include "vgpu_bo.h"
+#include "vgpu_drv.h"
+#include "vgpu_evict_policy.h"
+#include "vgpu_fault_batch.h"
+#include "vgpu_ioctl.h"
+#include "vgpu_paging.h"
+#include "vgpu_policy.h"
+#include "vgpu_prefetch.h"
+#include "vgpu_vm.h"
+
+/**
+ * DOC: Demand paging
+ *
+ * VRAM is managed as a cache over system memory, in *chunks* of
+ * ``vgpu.chunk_size_kb`` (2 MiB by default, a power of two from 64 KiB to
+ * 64 MiB; fixed at probe).  The chunk is the unit of migration, eviction,
+ * access sampling, prefetch and thrashing detection, and matches the
+ * device's access-counter granule and the 2 MiB leaf, so a resident chunk
+ * is one counter and one PTE.
+ *
+ * The pieces, one file each:
+ *
+ * - vgpu_fault_batch.c: the fault interrupt thread reads up to
+ *   ``vgpu.fault_batch_limit`` records per batch, de-duplicates, sorts and
+ *   groups them by VM and chunk;
+ * - vgpu_evict_policy.c: the eviction policies (``lru``, ``lru2``) over
+ *   sampled access history;
+ * - vgpu_prefetch.c: stream and density detectors, thrashing detection;
+ * - this file: module parameters, the device's paging state, policy
+ *   switching (sysfs and QUERY), counters, and the PREFETCH and ADVISE
+ *   ioctls.
+ *
+ * **Policies** are values of the device (vgpu_policy.c: sysfs
+ * ``eviction_policy`` and ``placement_policy``); the module parameters
+ * ``vgpu.eviction_policy`` and ``vgpu.placement_policy`` choose the
+ * initial ones.  Placement policies: ``migrate`` (migrate-on-fault: the faulting chunk
+ * moves into VRAM, colder chunks are evicted by the eviction policy, and
+ * a chunk the thrashing detector pins is mapped remotely until the pin
+ * expires) and ``remote`` (map-remote: faults map the system pages and
+ * only PREFETCH or a VRAM placement hint moves memory).
+ *
+ * **Explicit placement.**  PREFETCH and ADVISE (preferred placement) act
+ * on the buffer objects behind a VA range: each BO that may live in the
+ * requested placement is validated there through TTM, which evicts
+ * colder BOs from VRAM as needed (to system memory, and on to swap
+ * through TTM's shrinker).  The BO's GPU mappings are cleared by the move
+ * and written again, at the new place, before the VM's next job.
+ *
+ * **Counters** (&struct vgpu_paging_counters) exist per VM and for the
+ * device, are reported by QUERY (%DRM_VGPU_QUERY_PAGING), and can be read
+ * by fdinfo and debugfs code through vgpu_paging_counters_read().
+ */
+
+static char *vgpu_eviction_policy = "lru";
+module_param_named(eviction_policy, vgpu_eviction_policy, charp, 0444);
+MODULE_PARM_DESC(eviction_policy,
+		 "Initial VRAM eviction policy: lru or lru2 (LRU-K, K=2) (default: lru)");
+
+static char *vgpu_placement_policy = "migrate";
+module_param_named(placement_policy, vgpu_placement_policy, charp, 0444);
+MODULE_PARM_DESC(placement_policy,
+		 "Initial placement policy on GPU faults: migrate or remote (default: migrate)");
+
+static unsigned int vgpu_chunk_size_kb = SZ_2M / SZ_1K;
+module_param_named(chunk_size_kb, vgpu_chunk_size_kb, uint, 0444);
+MODULE_PARM_DESC(chunk_size_kb,
+		 "Migration chunk in KiB, power of two, 64..65536 (default: 2048)");
+
+static unsigned int vgpu_fault_batch_limit_param = VGPU_FAULT_BATCH_MAX;
+module_param_named(fault_batch_limit, vgpu_fault_batch_limit_param, uint, 0644);
+MODULE_PARM_DESC(fault_batch_limit,
+		 "GPU fault records handled per batch, 1..256 (default: 256)");
+
+static bool vgpu_prefetch_enable = true;
+module_param_named(prefetch, vgpu_prefetch_enable, bool, 0644);
+MODULE_PARM_DESC(prefetch,
+		 "Prefetch ahead of sequential and strided fault streams (default: on)");
+
+/**
+ * vgpu_paging_fault_batch_limit() - the current batch limit
+ *
+ * Read at the start of every drain, so writing the module parameter
+ * takes effect at the next fault interrupt.
+ *
+ * Return: records per batch, 1..%VGPU_FAULT_BATCH_MAX.
+ */
+unsigned int vgpu_paging_fault_batch_limit(void)
+{
+	return clamp(READ_ONCE(vgpu_fault_batch_limit_param), 1u,
+		     (unsigned int)VGPU_FAULT_BATCH_MAX);
+}
+
+/* Applies a policy module parameter through the device's policy state. */
+static void vgpu_paging_apply_param(struct vgpu_device *vdev, const char *what,
+				    const char *name, int policy,
+				    int (*set)(struct vgpu_device *, u32))
+{
+	int ret = policy < 0 ? policy : set(vdev, policy);
+
+	if (ret == -EOPNOTSUPP)
+		drm_warn(&vdev->drm, "%s \"%s\" is not available yet, keeping the default\n",
+			 what, name);
+	else if (ret)
+		drm_warn(&vdev->drm, "unknown %s \"%s\", keeping the default\n",
+			 what, name);
+}
+
+/**
+ * vgpu_paging_init() - set up the device's paging state
+ * @vdev: vgpu device, its policies initialised (vgpu_policy_init())
+ *
+ * Applies the module parameters: the initial policies (an unknown or
+ * unavailable name is reported and the default kept) and the chunk size
+ * (a bad one is reported and replaced by 2 MiB).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vgpu_paging_init(struct vgpu_device *vdev)
+{
+	struct vgpu_paging *pg = &vdev->paging;
+	unsigned int kb = vgpu_chunk_size_kb;
+
+	mutex_init(&pg->lock);
+	mutex_init(&pg->fault_lock);
+
+	vgpu_paging_apply_param(vdev, "eviction_policy", vgpu_eviction_policy,
+				vgpu_policy_evict_parse(vgpu_eviction_policy),
+				vgpu_policy_set_evict);
+	vgpu_paging_apply_param(vdev, "placement_policy", vgpu_placement_policy,
+				vgpu_policy_place_parse(vgpu_placement_policy),
+				vgpu_policy_set_place);
+	if (!is_power_of_2(kb) || kb < SZ_64 || kb > SZ_64K) {
+		drm_warn(&vdev->drm, "bad chunk_size_kb %u, using 2048\n", kb);
+		kb = SZ_2K;
+	}
+
+	vgpu_evict_lru_init(&pg->lru, &pg->lock,
+			    vgpu_evict_policy_get(vgpu_policy_evict(vdev)),
+			    VGPU_EVICT_CRP_DEFAULT);
+	pg->chunk_shift = ilog2(kb) + 10;
+	vgpu_prefetch_cfg_default(&pg->prefetch_cfg);
+
+	pg->batch = vgpu_fault_batch_alloc(vgpu_paging_fault_batch_limit(),
+					   pg->chunk_shift);
+	if (!pg->batch)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * vgpu_paging_fini() - free the paging state
+ * @vdev: vgpu device, fault interrupt off
+ */
+void vgpu_paging_fini(struct vgpu_device *vdev)
+{
+	vgpu_fault_batch_free(vdev->paging.batch);
+	vdev->paging.batch = NULL;
+	mutex_destroy(&vdev->paging.fault_lock);
+	mutex_destroy(&vdev->paging.lock);
+}
+
+/**
+ * vgpu_paging_sync_policy_locked() - follow a switch of the eviction policy
+ * @vdev: vgpu device
+ *
+ * sysfs switches &vgpu_device.policy at any time; the paging code re-sorts
+ * the resident chunks by the new policy at its next decision, keeping
+ * their history.
+ *
+ * Context: &vgpu_paging.lock held.
+ */
+void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev)
+{
+	const struct vgpu_evict_policy_ops *ops =
+		vgpu_evict_policy_get(vgpu_policy_evict(vdev));
+
+	lockdep_assert_held(&vdev->paging.lock);
+	if (ops)
+		vgpu_evict_lru_set_policy(&vdev->paging.lru, ops);
+}
+
+/* ----------------------------------------------------------- counters --- */
+
+/**
+ * vgpu_paging_counters_read() - snapshot a counter bank for userspace
+ * @ctr: a VM's or the device's counters
+ * @out: filled in
+ *
+ * For QUERY, fdinfo and debugfs.  Each counter is read atomically; the
+ * bank as a whole is not a consistent snapshot while faults are handled.
+ */
+void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
+			       struct drm_vgpu_paging_counters *out)
+{
+	out->faults = atomic64_read(&ctr->faults);
+	out->fault_batches = atomic64_read(&ctr->fault_batches);
+	out->fault_duplicates = atomic64_read(&ctr->fault_duplicates);
+	out->faults_resolved = atomic64_read(&ctr->faults_resolved);
+	out->faults_cancelled = atomic64_read(&ctr->faults_cancelled);
+	out->bytes_to_vram = atomic64_read(&ctr->bytes_to_vram);
+	out->bytes_to_system = atomic64_read(&ctr->bytes_to_system);
+	out->evictions = atomic64_read(&ctr->evictions);
+	out->remote_maps = atomic64_read(&ctr->remote_maps);
+	out->thrash_events = atomic64_read(&ctr->thrash_events);
+	out->prefetch_bytes = atomic64_read(&ctr->prefetch_bytes);
+	out->prefetch_used_bytes = atomic64_read(&ctr->prefetch_used_bytes);
+	out->prefetch_wasted_bytes = atomic64_read(&ctr->prefetch_wasted_bytes);
+	out->fault_ns = atomic64_read(&ctr->fault_ns);
+}
+
+/**
+ * vgpu_paging_query() - fill &struct drm_vgpu_query_paging
+ * @file: DRM file; its VM's counters are reported
+ * @q: report, zeroed by the caller
+ *
+ * Bytes migrated and evictions are those of every move, TTM's whole-BO
+ * moves included: per VM from &vgpu_vm.ctr (BOs mapped in the VM), for
+ * the device from &struct vgpu_stats.
+ */
+void vgpu_paging_query(struct drm_file *file, struct drm_vgpu_query_paging *q)
+{
+	struct vgpu_device *vdev = to_vgpu(file->minor->dev);
+	struct vgpu_file *vfile = file->driver_priv;
+	struct vgpu_vm *vm = vfile->vm;
+
+	strscpy(q->eviction_policy,
+		vgpu_policy_evict_name(vgpu_policy_evict(vdev)) ?: "",
+		sizeof(q->eviction_policy));
+	strscpy(q->placement_policy,
+		vgpu_policy_place_name(vgpu_policy_place(vdev)) ?: "",
+		sizeof(q->placement_policy));
+	q->chunk_size = 1ull << vdev->paging.chunk_shift;
+	q->fault_batch_limit = vgpu_paging_fault_batch_limit();
+	q->prefetch = READ_ONCE(vgpu_prefetch_enable);
+	vgpu_paging_counters_read(&vm->paging_ctr, &q->vm);
+	q->vm.evictions = atomic64_read(&vm->ctr.evictions);
+	q->vm.bytes_to_vram = atomic64_read(&vm->ctr.bytes_to_vram);
+	q->vm.bytes_to_system = atomic64_read(&vm->ctr.bytes_to_system);
+	q->vm.thrash_events = atomic64_read(&vm->ctr.thrash_events);
+	vgpu_paging_counters_read(&vdev->paging.ctr, &q->device);
+	q->device.evictions = atomic64_read(&vdev->stats.evictions);
+	q->device.bytes_to_vram = atomic64_read(&vdev->stats.bytes_to_vram);
+	q->device.bytes_to_system = atomic64_read(&vdev->stats.bytes_to_system);
+}
+
+/* Adds @n to counter @field of a VM's bank and of the device's. */
+#define vgpu_paging_count(vm, field, n) do {				\
+	atomic64_add((n), &(vm)->paging_ctr.field);			\
+	atomic64_add((n), &(vm)->vdev->paging.ctr.field);		\
+} while (0)
+
+/* ------------------------------------------------- PREFETCH / ADVISE --- */
+
+/*
+ * Checks a VA range argument; -EINVAL as for VM_BIND.  The range check is
+ * written so that it cannot overflow.
+ */
+static bool vgpu_paging_bad_range(struct drm_device *drm, u64 va, u64 range)
+{
+	return VGPU_IOCTL_DBG(drm, !range) ||
+	       VGPU_IOCTL_DBG(drm, !IS_ALIGNED(va | range, VGPU_PAGE_SIZE_4K)) ||
+	       VGPU_IOCTL_DBG(drm, va < VGPU_VM_USER_START ||
+			      va >= VGPU_VM_USER_END ||
+			      range > VGPU_VM_USER_END - va);
+}
+
+static bool vgpu_paging_one_placement(u32 placement)
+{
+	return placement == DRM_VGPU_PLACE_VRAM ||
+	       placement == DRM_VGPU_PLACE_SYSTEM;
+}
+
+/* Is every byte of [va, va + range) mapped?  Context: vm->lock held. */
+static bool vgpu_paging_range_mapped(struct vgpu_vm *vm, u64 va, u64 range)
+{
+	struct drm_gpuva *gva;
+	u64 cur = va, end = va + range;
+
+	lockdep_assert_held(&vm->lock);
+	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, end) {
+		if (gva->va.addr > cur)
+			return false;
+		cur = max(cur, gva->va.addr + gva->va.range);
+	}
+	return cur >= end;
+}
+
+/*
+ * Moves one BO into @placement, if it may live there.  Adds the bytes
+ * moved to *@moved and those of a BO that may not to *@skipped.
+ */
+static int vgpu_paging_place_bo(struct vgpu_vm *vm, struct vgpu_bo *bo,
+				u32 placement, u64 *moved, u64 *skipped)
+{
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	u32 mem_type = placement == DRM_VGPU_PLACE_VRAM ? TTM_PL_VRAM : TTM_PL_TT;
+	struct ttm_buffer_object *tbo = &bo->tbo;
+	struct ttm_placement pl = { .num_placement = 1 };
+	struct ttm_place place;
+	u64 size = tbo->base.size;
+	unsigned int i;
+	int ret;
+
+	if (!(bo->placements & placement) || (bo->flags & VGPU_BO_KERNEL) ||
+	    tbo->type == ttm_bo_type_sg) {
+		*skipped += size;
+		return 0;
+	}
+	for (i = 0; i < bo->placement.num_placement; i++)
+		if (bo->places[i].mem_type == mem_type)
+			break;
+	if (WARN_ON(i == bo->placement.num_placement))
+		return -EINVAL;
+	place = bo->places[i];
+	place.flags &= ~TTM_PL_FLAG_FALLBACK;
+	pl.placement = &place;
+
+	ret = dma_resv_lock_interruptible(tbo->base.resv, NULL);
+	if (ret)
+		return ret;
+	if (tbo->pin_count) {
+		*skipped += size;
+	} else if (!tbo->resource || tbo->resource->mem_type != mem_type) {
+		ret = ttm_bo_validate(tbo, &pl, &ctx);
+		/* The move itself is counted by the TTM move path. */
+		if (!ret)
+			*moved += size;
+	}
+	dma_resv_unlock(tbo->base.resv);
+	return ret;
+}
+
+/* Moves every BO mapped in [va, va + range).  Context: vm->lock held. */
+static int vgpu_paging_place_range(struct vgpu_vm *vm, u64 va, u64 range,
+				   u32 placement, u64 *moved, u64 *skipped)
+{
+	struct drm_gem_object *last = NULL;
+	struct drm_gpuva *gva;
+	int ret = 0;
+
+	lockdep_assert_held(&vm->lock);
+	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, va + range) {
+		/* Consecutive mappings of one BO: move it once. */
+		if (!gva->gem.obj || gva->gem.obj == last)
+			continue;
+		last = gva->gem.obj;
+		ret = vgpu_paging_place_bo(vm, gem_to_vgpu_bo(gva->gem.obj),
+					   placement, moved, skipped);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/**
+ * vgpu_prefetch_ioctl() - DRM_IOCTL_VGPU_PREFETCH
+ * @drm: DRM device
+ * @data: &struct drm_vgpu_prefetch
+ * @file: DRM file of the caller
+ *
+ * Return: 0 or a negative errno, see &struct drm_vgpu_prefetch.
+ */
+int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,
+			struct drm_file *file)
+{
+	struct drm_vgpu_prefetch *args = data;
+	struct vgpu_file *vfile = file->driver_priv;
+	struct vgpu_vm *vm = vfile->vm;
+	u64 moved = 0, skipped = 0;
+	int ret;
+
+	if (VGPU_IOCTL_DBG(drm, args->flags || args->reserved) ||
+	    VGPU_IOCTL_DBG(drm, !vgpu_paging_one_placement(args->placement)) ||
+	    vgpu_paging_bad_range(drm, args->va, args->range))
+		return -EINVAL;
+	if (vgpu_vm_banned(vm))
+		return -ECANCELED;
+
+	down_read(&vm->lock);
+	if (VGPU_IOCTL_DBG(drm, !vgpu_paging_range_mapped(vm, args->va,
+							  args->range))) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = vgpu_paging_place_range(vm, args->va, args->range,
+				      args->placement, &moved, &skipped);
+	vgpu_paging_count(vm, prefetch_bytes, moved);
+out:
+	up_read(&vm->lock);
+	args->bytes_moved = moved;
+	args->bytes_skipped = skipped;
+	return ret;
+}
+
+/**
+ * vgpu_advise_ioctl() - DRM_IOCTL_VGPU_ADVISE
+ * @drm: DRM device
+ * @data: &struct drm_vgpu_advise
+ * @file: DRM file of the caller
+ *
+ * Return: 0 or a negative errno, see &struct drm_vgpu_advise.
+ */
+int vgpu_advise_ioctl(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct drm_vgpu_advise *args = data;
+	struct vgpu_file *vfile = file->driver_priv;
+	struct vgpu_vm *vm = vfile->vm;
+	u64 moved = 0, skipped = 0;
+	bool bad_value;
+	int ret = 0;
+
+	switch (args->advice) {
+	case DRM_VGPU_ADVICE_PREFERRED_PLACEMENT:
+		bad_value = args->value &&
+			    !vgpu_paging_one_placement(args->value);
+		break;
+	case DRM_VGPU_ADVICE_READ_MOSTLY:
+		bad_value = args->value > 1;
+		break;
+	case DRM_VGPU_ADVICE_ACCESSED_BY:
+		bad_value = args->value & ~(u64)DRM_VGPU_ACCESSOR_GPU;
+		break;
+	default:
+		VGPU_IOCTL_DBG(drm, "unknown advice");
+		return -EINVAL;
+	}
+	if (VGPU_IOCTL_DBG(drm, bad_value) ||
+	    VGPU_IOCTL_DBG(drm, args->flags || args->reserved) ||
+	    vgpu_paging_bad_range(drm, args->va, args->range))
+		return -EINVAL;
+	if (vgpu_vm_banned(vm))
+		return -ECANCELED;
+
+	down_read(&vm->lock);
+	if (VGPU_IOCTL_DBG(drm, !vgpu_paging_range_mapped(vm, args->va,
+							  args->range))) {
+		ret = -ENOENT;
+		goto out;
+	}
+	/* Ordinary BOs: a placement preference is acted on at once. */
+	if (args->advice == DRM_VGPU_ADVICE_PREFERRED_PLACEMENT && args->value)
+		ret = vgpu_paging_place_range(vm, args->va, args->range,
+					      args->value, &moved, &skipped);
+out:
+	up_read(&vm->lock);
+	return ret;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/bitmap.h>
+#include <linux/slab.h>
+
+#include <drm/drm_print.h>
+#include <drm/vgpu_drm.h>
+
+#include "vgpu_bo.h"
+#include "vgpu_drv.h"
+#include "vgpu_pt_pool.h"
+
+/**
+ * DOC: page-table pool
+ *
+ * Page tables live in VRAM, in 4 KiB pages handed out by a pool.  The pool
+ * grows by chunks of %VGPU_PT_CHUNK_SIZE: pinned, contiguous kernel BOs
+ * inside the CPU-visible window, so the CPU writes entries through the BAR
+ * and the device reads them from VRAM.  A bitmap per chunk tracks its pages.
+ *
+ * Allocating a chunk may make TTM evict user BOs, and evicting a BO
+ * rewrites page tables.  Page-table updates therefore never allocate VRAM:
+ * a caller first reserves the worst-case number of pages it may need
+ * (vgpu_pt_pool_reserve(), which may grow the pool and sleep), then takes
+ * the VM's page-table lock and draws pages with vgpu_pt_pool_get(), which
+ * cannot fail, and finally gives back what it did not use.
+ * vgpu_pt_pool_trim() returns wholly free chunks to VRAM, keeping one spare.
+ *
+ * Pages are zeroed (all entries invalid) when handed out.
+ */
+
+/**
+ * struct vgpu_pt_chunk - a pinned VRAM BO cut into page-table pages
+ * @link: in &vgpu_pt_pool.chunks.
+ * @bo: the kernel BO.
+ * @addr: VRAM offset of the first page.
+ * @cpu: CPU mapping of the first page.
+ * @nr_used: pages handed out.
+ * @used: bitmap of pages handed out.
+ */
+struct vgpu_pt_chunk {
+	struct list_head link;
+	struct vgpu_bo *bo;
+	u64 addr;
+	void __iomem *cpu;
+	unsigned int nr_used;
+	DECLARE_BITMAP(used, VGPU_PT_CHUNK_PAGES);
+};
+
+static struct vgpu_pt_chunk *vgpu_pt_chunk_alloc(struct vgpu_device *vdev)
+{
+	struct vgpu_pt_chunk *chunk;
+	struct vgpu_bo *bo;
+
+	chunk = kzalloc(sizeof(*chunk), GFP_KERNEL);
+	if (!chunk)
+		return ERR_PTR(-ENOMEM);
+
+	bo = vgpu_bo_create_kernel(vdev, VGPU_PT_CHUNK_SIZE, DRM_VGPU_PLACE_VRAM,
+				   DRM_VGPU_BO_CONTIGUOUS | VGPU_BO_VISIBLE);
+	if (IS_ERR(bo)) {
+		kfree(chunk);
+		return ERR_CAST(bo);
+	}
+	chunk->bo = bo;
+	chunk->addr = (u64)bo->tbo.resource->start << PAGE_SHIFT;
+	chunk->cpu = vdev->vram_cpu + chunk->addr;
+	return chunk;
+}
+
+static void vgpu_pt_chunk_free(struct vgpu_pt_chunk *chunk)
+{
+	vgpu_bo_free_kernel(chunk->bo);
+	kfree(chunk);
+}
+
+/**
+ * vgpu_pt_pool_init() - set up an empty pool
+ * @vdev: vgpu device
+ *
+ * Return: 0.
+ */
+int vgpu_pt_pool_init(struct vgpu_device *vdev)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+
+	mutex_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->chunks);
+	return 0;
+}
+
+/**
+ * vgpu_pt_pool_fini() - release every chunk
+ * @vdev: vgpu device; every page must be back
+ */
+void vgpu_pt_pool_fini(struct vgpu_device *vdev)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	struct vgpu_pt_chunk *chunk, *tmp;
+
+	if (pool->nr_used)
+		drm_err(&vdev->drm, "page-table pool: %u pages leaked\n",
+			pool->nr_used);
+	list_for_each_entry_safe(chunk, tmp, &pool->chunks, link) {
+		list_del(&chunk->link);
+		if (!chunk->nr_used)
+			vgpu_pt_chunk_free(chunk);
+	}
+	mutex_destroy(&pool->lock);
+}
+
+/**
+ * vgpu_pt_pool_reserve() - make sure @n pages can be drawn without allocating
+ * @vdev: vgpu device
+ * @n: pages
+ *
+ * Context: process; may sleep and make TTM evict.  Must not be called with
+ * a VM's page-table lock held.
+ * Return: 0 or a negative errno (-ENOMEM, -ENOSPC).
+ */
+int vgpu_pt_pool_reserve(struct vgpu_device *vdev, unsigned int n)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	struct vgpu_pt_chunk *chunk;
+
+	mutex_lock(&pool->lock);
+	while (pool->nr_free - pool->nr_reserved < n) {
+		mutex_unlock(&pool->lock);
+		chunk = vgpu_pt_chunk_alloc(vdev);
+		if (IS_ERR(chunk))
+			return PTR_ERR(chunk);
+		mutex_lock(&pool->lock);
+		list_add(&chunk->link, &pool->chunks);
+		pool->nr_chunks++;
+		pool->nr_free += VGPU_PT_CHUNK_PAGES;
+	}
+	pool->nr_reserved += n;
+	mutex_unlock(&pool->lock);
+	return 0;
+}
+
+/**
+ * vgpu_pt_pool_unreserve() - give back reserved pages that were not drawn
+ * @vdev: vgpu device
+ * @n: pages
+ */
+void vgpu_pt_pool_unreserve(struct vgpu_device *vdev, unsigned int n)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+
+	mutex_lock(&pool->lock);
+	if (!WARN_ON(n > pool->nr_reserved))
+		pool->nr_reserved -= n;
+	mutex_unlock(&pool->lock);
+}
+
+/**
+ * vgpu_pt_pool_get() - draw one zeroed page from the caller's reservation
+ * @vdev: vgpu device
+ * @page: filled in
+ */
+void vgpu_pt_pool_get(struct vgpu_device *vdev, struct vgpu_pt_page *page)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	struct vgpu_pt_chunk *chunk;
+	unsigned int i = 0;
+
+	mutex_lock(&pool->lock);
+	/* Fill the fullest chunk first, so that empty ones can be trimmed. */
+	list_for_each_entry(chunk, &pool->chunks, link) {
+		if (chunk->nr_used < VGPU_PT_CHUNK_PAGES)
+			break;
+	}
+	if (WARN_ON(list_entry_is_head(chunk, &pool->chunks, link) ||
+		    !pool->nr_reserved)) {
+		mutex_unlock(&pool->lock);
+		memset(page, 0, sizeof(*page));
+		return;
+	}
+	i = find_first_zero_bit(chunk->used, VGPU_PT_CHUNK_PAGES);
+	__set_bit(i, chunk->used);
+	chunk->nr_used++;
+	pool->nr_reserved--;
+	pool->nr_free--;
+	pool->nr_used++;
+	if (chunk->nr_used == VGPU_PT_CHUNK_PAGES)
+		list_move_tail(&chunk->link, &pool->chunks);
+	mutex_unlock(&pool->lock);
+
+	page->chunk = chunk;
+	page->addr = chunk->addr + (u64)i * SZ_4K;
+	page->cpu = chunk->cpu + i * SZ_4K;
+	memset_io(page->cpu, 0, SZ_4K);
+}
+
+/**
+ * vgpu_pt_pool_put() - return a page to the pool
+ * @vdev: vgpu device
+ * @page: from vgpu_pt_pool_get(); the device no longer uses it
+ */
+void vgpu_pt_pool_put(struct vgpu_device *vdev, struct vgpu_pt_page *page)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	struct vgpu_pt_chunk *chunk = page->chunk;
+	unsigned int i;
+
+	if (!chunk)
+		return;
+	i = (page->addr - chunk->addr) >> 12;
+	mutex_lock(&pool->lock);
+	WARN_ON(!__test_and_clear_bit(i, chunk->used));
+	if (chunk->nr_used-- == VGPU_PT_CHUNK_PAGES)
+		list_move(&chunk->link, &pool->chunks);
+	pool->nr_free++;
+	pool->nr_used--;
+	mutex_unlock(&pool->lock);
+	page->chunk = NULL;
+}
+
+/**
+ * vgpu_pt_pool_trim() - return empty chunks to VRAM, keeping one spare
+ * @vdev: vgpu device
+ *
+ * Context: process, no VM page-table lock held.
+ */
+void vgpu_pt_pool_trim(struct vgpu_device *vdev)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	struct vgpu_pt_chunk *chunk, *tmp;
+	LIST_HEAD(victims);
+
+	mutex_lock(&pool->lock);
+	list_for_each_entry_safe(chunk, tmp, &pool->chunks, link) {
+		if (chunk->nr_used ||
+		    pool->nr_free - pool->nr_reserved < 2 * VGPU_PT_CHUNK_PAGES)
+			continue;
+		list_move(&chunk->link, &victims);
+		pool->nr_chunks--;
+		pool->nr_free -= VGPU_PT_CHUNK_PAGES;
+	}
+	mutex_unlock(&pool->lock);
+
+	list_for_each_entry_safe(chunk, tmp, &victims, link)
+		vgpu_pt_chunk_free(chunk);
+}
+
+/**
+ * vgpu_pt_pool_pages() - page-table pages in use
+ * @vdev: vgpu device
+ *
+ * Return: pages handed out and not yet returned.
+ */
+u64 vgpu_pt_pool_pages(struct vgpu_device *vdev)
+{
+	return READ_ONCE(vdev->pt_pool.nr_used);
+}

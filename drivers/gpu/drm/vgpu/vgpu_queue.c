@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_print.h>
+
+#include "vgpu_ctx.h"
+#include "vgpu_drv.h"
+#include "vgpu_job.h"
+#include "vgpu_queue.h"
+#include "vgpu_vm.h"
+
+/**
+ * DOC: hardware queues and job submission
+ *
+ * Queue 0 is the kernel's; queues 1 to N-1 are the exec queues of the
+ * uapi (exec queue i is hardware queue i + 1).  Each has a ring of
+ * %VGPU_RING_BYTES in coherent system memory and a &drm_gpu_scheduler.
+ * Every file gets one scheduler entity per exec queue it uses, so jobs of
+ * different VMs interleave on a ring in scheduler order.
+ *
+ * Ring space is the scheduler's credit: a job costs one credit per
+ * %VGPU_RING_CREDIT bytes of commands (its own plus the kernel's FENCE),
+ * and the credit limit is the ring size, so run_job always finds room.
+ *
+ * Before a job runs (prepare_job), its VM must own a hardware context
+ * (vgpu_ctx_get(), which may take over an idle one) and, if the queue is
+ * programmed with another context, the queue must be idle: the job waits
+ * for the last fence emitted on the queue.  run_job then reprograms
+ * QUEUE_CONTEXT if needed, copies the commands into the ring, appends
+ * ``FENCE(fence VA, seqno, IRQ)`` and rings the doorbell.  The job's fence
+ * signals from the FENCE interrupt (vgpu_queue_complete()).
+ *
+ * Recovery.  A queue stops for three reasons: a job runs past the job
+ * timeout, a command is bad (ERROR), or a GPU fault was answered with
+ * CANCEL (ERROR with cause CANCELLED).  The last two kick the scheduler's
+ * timeout handler at once (drm_sched_fault()), so that one path does all
+ * recovery: stop the scheduler, reset the queue (its ring empties), signal
+ * the guilty job's fence with -ETIMEDOUT, -EIO or -EFAULT, fail the jobs
+ * of banned VMs with -ECANCELED, re-emit every other pending job into the
+ * ring in order, and restart.  Other queues never stop.
+ */
+
+static unsigned int vgpu_job_timeout_ms = 5000;
+module_param_named(job_timeout_ms, vgpu_job_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(job_timeout_ms, "GPU job timeout in milliseconds (default 5000)");
+
+static const char *vgpu_fence_driver_name(struct dma_fence *f)
+{
+	return DRIVER_NAME;
+}
+
+static const char *vgpu_fence_timeline_name(struct dma_fence *f)
+{
+	struct vgpu_hw_fence *hf = container_of(f, struct vgpu_hw_fence, base);
+
+	return hf->job ? hf->job->q->name : "vgpu-queue";
+}
+
+static const struct dma_fence_ops vgpu_hw_fence_ops = {
+	.get_driver_name = vgpu_fence_driver_name,
+	.get_timeline_name = vgpu_fence_timeline_name,
+};
+
+/**
+ * vgpu_exec_queues() - number of exec queues offered to userspace
+ * @vdev: vgpu device
+ *
+ * Return: hardware queues minus the kernel's.
+ */
+u32 vgpu_exec_queues(struct vgpu_device *vdev)
+{
+	return vdev->nr_queues > VGPU_KERNEL_QUEUES ?
+	       vdev->nr_queues - VGPU_KERNEL_QUEUES : 0;
+}
+
+/**
+ * vgpu_exec_queue() - the hardware queue behind an exec queue
+ * @vdev: vgpu device
+ * @idx: exec queue, below vgpu_exec_queues()
+ *
+ * Return: the queue.
+ */
+struct vgpu_queue *vgpu_exec_queue(struct vgpu_device *vdev, u32 idx)
+{
+	return &vdev->queues[idx + VGPU_KERNEL_QUEUES];
+}
+
+/* ------------------------------------------------------------- ring --- */
+
+static void vgpu_ring_write(struct vgpu_queue *q, const u32 *dw, u32 n)
+{
+	u32 *ring = q->ring;
+	u32 mask = VGPU_RING_BYTES / 4 - 1;
+	u32 pos = q->tail / 4;
+
+	while (n--) {
+		ring[pos] = *dw++;
+		pos = (pos + 1) & mask;
+	}
+	q->tail = pos * 4;
+}
+
+static void vgpu_ring_emit_job(struct vgpu_queue *q, struct vgpu_job *job)
+{
+	u64 fence_va = VGPU_VM_FENCE_VA + q->id * sizeof(u64);
+	u64 seqno = job->hw_fence->base.seqno;
+	u32 fence[VGPU_FENCE_LEN] = {
+		VGPU_CMD_HEADER(VGPU_OP_FENCE, VGPU_FENCE_FLAG_IRQ, VGPU_FENCE_LEN),
+		lower_32_bits(fence_va), upper_32_bits(fence_va),
+		lower_32_bits(seqno), upper_32_bits(seqno),
+	};
+
+	vgpu_ring_write(q, job->cmds, job->ndw);
+	vgpu_ring_write(q, fence, ARRAY_SIZE(fence));
+}
+
+static void vgpu_ring_kick(struct vgpu_queue *q)
+{
+	struct vgpu_device *vdev = q->vdev;
+
+	wmb();	/* ring contents before the tail */
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_TAIL), q->tail);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_DOORBELL), 1);
+}
+
+/* Program the ring and enable the queue (after probe or reset). */
+static void vgpu_queue_hw_init(struct vgpu_queue *q)
+{
+	struct vgpu_device *vdev = q->vdev;
+	u32 id = q->id;
+
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_DISABLE);
+	vgpu_wr64(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_RING_LO),
+		  (q->ring_dma & VGPU_PTE_ADDR_MASK) | VGPU_PTE_VALID |
+		  VGPU_PTE_SYSTEM);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_RING_SIZE), VGPU_RING_BYTES);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_CONTEXT), 0);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_RESET);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_TAIL), 0);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_ENABLE);
+	q->tail = 0;
+	q->hw_ctx = -1;
+}
+
+/* Switch an idle queue to another context. */
+static void vgpu_queue_set_context(struct vgpu_queue *q, int ctx)
+{
+	struct vgpu_device *vdev = q->vdev;
+
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_DISABLE);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTEXT), ctx);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_ENABLE);
+	q->hw_ctx = ctx;
+}
+
+/* ------------------------------------------------------------ fences --- */
+
+static void vgpu_hw_fence_signal_locked(struct vgpu_queue *q,
+					struct vgpu_hw_fence *f, int error)
+{
+	lockdep_assert_held(&q->fence_lock);
+	if (f->ctx_held) {
+		vgpu_ctx_put(f->vm);
+		f->ctx_held = false;
+	}
+	/* Count before signalling: a waiter may read the counters at once. */
+	if (error) {
+		dma_fence_set_error(&f->base, error);
+		atomic64_inc(&f->vm->ctr.jobs_failed);
+	} else {
+		atomic64_inc(&f->vm->ctr.jobs_completed);
+	}
+	f->job = NULL;
+	dma_fence_signal_locked(&f->base);
+}
+
+/**
+ * vgpu_queue_complete() - signal the fences the device has passed
+ * @q: queue
+ *
+ * Context: process (the interrupt thread).
+ */
+void vgpu_queue_complete(struct vgpu_queue *q)
+{
+	struct vgpu_hw_fence *f, *tmp;
+	unsigned long flags;
+	u64 done;
+
+	done = vgpu_rd64(q->vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_FENCE_LO));
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_for_each_entry_safe(f, tmp, &q->pending, link) {
+		if (f->base.seqno > done)
+			break;
+		list_del(&f->link);
+		vgpu_hw_fence_signal_locked(q, f, 0);
+		dma_fence_put(&f->base);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+}
+
+/**
+ * vgpu_queue_error() - the device stopped a queue: recover from the TDR
+ * @q: queue in the ERROR state
+ *
+ * Context: process (the interrupt thread).
+ */
+void vgpu_queue_error(struct vgpu_queue *q)
+{
+	u32 status = vgpu_rd32(q->vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_STATUS));
+
+	WRITE_ONCE(q->error, FIELD_GET(VGPU_QUEUE_STATUS_ERROR_MASK, status));
+	drm_sched_fault(&q->sched);
+}
+
+/* --------------------------------------------------- scheduler backend --- */
+
+static struct dma_fence *vgpu_prepare_job(struct drm_sched_job *sched_job,
+					  struct drm_sched_entity *entity)
+{
+	struct vgpu_job *job = to_vgpu_job(sched_job);
+	struct vgpu_hw_fence *hf = job->hw_fence;
+	struct vgpu_queue *q = job->q;
+	struct vgpu_vm *vm = job->vm;
+	int ret;
+
+	if (vgpu_vm_banned(vm) || sched_job->s_fence->finished.error)
+		return NULL;
+
+	if (!hf->ctx_held) {
+		ret = vgpu_ctx_get(vm);
+		if (ret == -EBUSY)
+			return vgpu_ctx_busy_fence(q->vdev);
+		if (ret)
+			return NULL;	/* run_job fails the job */
+		hf->ctx_held = true;
+	}
+	/* QUEUE_CONTEXT may change only while the queue is idle. */
+	if (q->hw_ctx != vm->hw_ctx && q->last && !dma_fence_is_signaled(q->last))
+		return dma_fence_get(q->last);
+	return NULL;
+}
+
+static struct dma_fence *vgpu_run_job(struct drm_sched_job *sched_job)
+{
+	struct vgpu_job *job = to_vgpu_job(sched_job);
+	struct vgpu_hw_fence *hf = job->hw_fence;
+	struct vgpu_queue *q = job->q;
+	struct vgpu_vm *vm = job->vm;
+	unsigned long flags;
+	int error = 0, idx;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	dma_fence_init(&hf->base, &vgpu_hw_fence_ops, &q->fence_lock,
+		       q->fence_context, ++q->seqno);
+	hf->inited = true;
+	hf->job = job;
+	hf->vm = vm;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+
+	if (sched_job->s_fence->finished.error)
+		error = sched_job->s_fence->finished.error;
+	else if (vgpu_vm_banned(vm))
+		error = -ECANCELED;
+	else if (!hf->ctx_held)
+		error = -ENODEV;
+
+	if (error || !drm_dev_enter(&q->vdev->drm, &idx)) {
+		spin_lock_irqsave(&q->fence_lock, flags);
+		vgpu_hw_fence_signal_locked(q, hf, error ?: -ENODEV);
+		spin_unlock_irqrestore(&q->fence_lock, flags);
+		return dma_fence_get(&hf->base);
+	}
+
+	if (q->hw_ctx != vm->hw_ctx)
+		vgpu_queue_set_context(q, vm->hw_ctx);
+	vgpu_ring_emit_job(q, job);
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_add_tail(&hf->link, &q->pending);
+	dma_fence_get(&hf->base);
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+
+	dma_fence_put(q->last);
+	q->last = dma_fence_get(&hf->base);
+	vgpu_ctx_set_last_fence(vm, &hf->base);
+	vgpu_ring_kick(q);
+	drm_dev_exit(idx);
+	return dma_fence_get(&hf->base);
+}
+
+static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct vgpu_job *bad = to_vgpu_job(sched_job);
+	struct vgpu_queue *q = bad->q;
+	struct vgpu_device *vdev = q->vdev;
+	struct drm_gpu_scheduler *sched = &q->sched;
+	struct vgpu_hw_fence *f, *tmp;
+	struct drm_sched_job *s_job;
+	unsigned long flags;
+	u32 cause;
+	int error, idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return DRM_GPU_SCHED_STAT_ENODEV;
+
+	drm_sched_stop(sched, sched_job);
+	vgpu_queue_complete(q);
+
+	cause = xchg(&q->error, VGPU_QUEUE_ERROR_NONE);
+	switch (cause) {
+	case VGPU_QUEUE_ERROR_NONE:
+		error = -ETIMEDOUT;
+		break;
+	case VGPU_QUEUE_ERROR_CANCELLED:
+		error = -EFAULT;
+		break;
+	default:
+		error = -EIO;
+		break;
+	}
+	if (bad->hw_fence->inited && dma_fence_is_signaled(&bad->hw_fence->base))
+		drm_info(&vdev->drm, "queue %u: job finished while being recovered\n",
+			 q->id);
+	else
+		drm_warn(&vdev->drm, "queue %u: job %llu %s (cause %u), resetting the queue\n",
+			 q->id, bad->hw_fence->base.seqno,
+			 error == -ETIMEDOUT ? "timed out" :
+			 error == -EFAULT ? "cancelled after a GPU fault" :
+			 "stopped by a bad command", cause);
+
+	/* Empty the ring, then fill it again with what must still run. */
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_RESET);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_ENABLE);
+	q->tail = 0;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_for_each_entry_safe(f, tmp, &q->pending, link) {
+		struct vgpu_job *job = f->job;
+		int err = 0;
+
+		if (job == bad)
+			err = error;
+		else if (vgpu_vm_banned(job->vm))
+			err = -ECANCELED;
+		if (err) {
+			list_del(&f->link);
+			vgpu_hw_fence_signal_locked(q, f, err);
+			dma_fence_put(&f->base);
+			continue;
+		}
+		vgpu_ring_emit_job(q, job);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+
+	/* Give every job its hardware fence back; drm_sched_start() waits on it. */
+	list_for_each_entry(s_job, &sched->pending_list, list) {
+		struct vgpu_hw_fence *hf = to_vgpu_job(s_job)->hw_fence;
+
+		if (!s_job->s_fence->parent && hf->inited)
+			s_job->s_fence->parent = dma_fence_get(&hf->base);
+	}
+	vgpu_ring_kick(q);
+	drm_sched_start(sched);
+	drm_dev_exit(idx);
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void vgpu_free_job(struct drm_sched_job *sched_job)
+{
+	vgpu_job_free(to_vgpu_job(sched_job));
+}
+
+static const struct drm_sched_backend_ops vgpu_sched_ops = {
+	.prepare_job = vgpu_prepare_job,
+	.run_job = vgpu_run_job,
+	.timedout_job = vgpu_timedout_job,
+	.free_job = vgpu_free_job,
+};
+
+/* ---------------------------------------------------------- life --- */
+
+/**
+ * vgpu_queues_init() - rings and schedulers for every hardware queue
+ * @vdev: vgpu device
+ *
+ * Return: 0 or a negative errno.
+ */
+int vgpu_queues_init(struct vgpu_device *vdev)
+{
+	struct drm_device *drm = &vdev->drm;
+	u32 i;
+	int ret;
+
+	vdev->nr_queues = min_t(u32, vdev->num_queues, VGPU_NUM_QUEUES);
+	for (i = 0; i < vdev->nr_queues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+		struct drm_sched_init_args args = {
+			.ops = &vgpu_sched_ops,
+			.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+			.credit_limit = VGPU_RING_BYTES / VGPU_RING_CREDIT,
+			.timeout = msecs_to_jiffies(vgpu_job_timeout_ms),
+			.name = q->name,
+			.dev = drm->dev,
+		};
+
+		q->vdev = vdev;
+		q->id = i;
+		q->hw_ctx = -1;
+		snprintf(q->name, sizeof(q->name), "vgpu-q%u", i);
+		spin_lock_init(&q->fence_lock);
+		INIT_LIST_HEAD(&q->pending);
+		q->fence_context = dma_fence_context_alloc(1);
+
+		q->ring = dma_alloc_coherent(drm->dev, VGPU_RING_BYTES,
+					     &q->ring_dma, GFP_KERNEL);
+		if (!q->ring) {
+			ret = -ENOMEM;
+			goto err_fini;
+		}
+		ret = drm_sched_init(&q->sched, &args);
+		if (ret) {
+			dma_free_coherent(drm->dev, VGPU_RING_BYTES, q->ring,
+					  q->ring_dma);
+			q->ring = NULL;
+			goto err_fini;
+		}
+		vgpu_queue_hw_init(q);
+	}
+	return 0;
+
+err_fini:
+	vdev->nr_queues = i;
+	vgpu_queues_fini(vdev);
+	return ret;
+}
+
+/**
+ * vgpu_queues_fini() - stop the queues and free the rings
+ * @vdev: vgpu device; no entity is left
+ */
+void vgpu_queues_fini(struct vgpu_device *vdev)
+{
+	u32 i;
+	int idx;
+
+	for (i = 0; i < vdev->nr_queues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+
+		drm_sched_fini(&q->sched);
+		if (drm_dev_enter(&vdev->drm, &idx)) {
+			vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
+				  VGPU_QUEUE_CONTROL_DISABLE);
+			drm_dev_exit(idx);
+		}
+		dma_fence_put(q->last);
+		q->last = NULL;
+		dma_free_coherent(vdev->drm.dev, VGPU_RING_BYTES, q->ring,
+				  q->ring_dma);
+	}
+	vdev->nr_queues = 0;
+}
+
+/**
+ * vgpu_queues_stop() - park every scheduler (before a device reset)
+ * @vdev: vgpu device
+ */
+void vgpu_queues_stop(struct vgpu_device *vdev)
+{
+	u32 i;
+
+	for (i = 0; i < vdev->nr_queues; i++)
+		drm_sched_wqueue_stop(&vdev->queues[i].sched);
+}
+
+/**
+ * vgpu_queues_restart() - after a device reset: fail what was running,
+ * program the rings again, restart the schedulers
+ * @vdev: vgpu device, freshly reset
+ */
+void vgpu_queues_restart(struct vgpu_device *vdev)
+{
+	u32 i;
+
+	for (i = 0; i < vdev->nr_queues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+		struct vgpu_hw_fence *f, *tmp;
+		unsigned long flags;
+
+		vgpu_queue_hw_init(q);
+		spin_lock_irqsave(&q->fence_lock, flags);
+		list_for_each_entry_safe(f, tmp, &q->pending, link) {
+			list_del(&f->link);
+			vgpu_hw_fence_signal_locked(q, f, -EIO);
+			dma_fence_put(&f->base);
+		}
+		spin_unlock_irqrestore(&q->fence_lock, flags);
+		drm_sched_wqueue_start(&q->sched);
+	}
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef __VGPU_QUEUE_H__
+#define __VGPU_QUEUE_H__
+
+#include <linux/dma-fence.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <drm/gpu_scheduler.h>
+
+struct vgpu_device;
+struct vgpu_job;
+struct vgpu_vm;
+
+/** VGPU_RING_BYTES - ring size of every queue */
+#define VGPU_RING_BYTES		(256u << 10)
+/** VGPU_RING_CREDIT - bytes of ring one scheduler credit stands for */
+#define VGPU_RING_CREDIT	64u
+/** VGPU_KERNEL_QUEUES - hardware queues the kernel keeps (queue 0) */
+#define VGPU_KERNEL_QUEUES	1
+
+/**
+ * struct vgpu_hw_fence - completion of one job on a hardware queue
+ * @base: the dma_fence; its seqno is the value the job's FENCE writes.
+ * @link: in &vgpu_queue.pending while emitted and not signalled.
+ * @job: the job (valid until the fence signals).
+ * @vm: the job's VM (valid until the fence signals).
+ * @ctx_held: the job pins its VM's hardware context until the fence signals.
+ * @inited: @base was initialised (run_job ran).
+ */
+struct vgpu_hw_fence {
+	struct dma_fence base;
+	struct list_head link;
+	struct vgpu_job *job;
+	struct vgpu_vm *vm;
+	bool ctx_held;
+	bool inited;
+};
+
+/**
+ * struct vgpu_queue - a hardware queue: a ring, a scheduler, a timeline
+ * @vdev: vgpu device.
+ * @id: hardware queue number.
+ * @name: for the scheduler and fences.
+ * @sched: the drm_sched instance feeding this ring.
+ * @ring: CPU address of the ring (coherent system memory).
+ * @ring_dma: its DMA address.
+ * @tail: next byte to write; only run_job and recovery write the ring,
+ *	and the scheduler serialises them.
+ * @hw_ctx: context the queue is programmed with, or -1 (same serialisation).
+ * @last: fence of the last job emitted (same serialisation).
+ * @fence_lock: protects @pending, @seqno and is every hw fence's lock.
+ * @fence_context: dma_fence context of the timeline.
+ * @seqno: last seqno emitted.
+ * @pending: emitted fences, oldest first.
+ * @busy_until: end (ns) of the last job whose run time was charged to a
+ *	VM (vgpu_fdinfo_job_done(), from free_job only).
+ * @error: cause the queue stopped with (``VGPU_QUEUE_ERROR_*``), read by
+ *	the timeout handler.
+ */
+struct vgpu_queue {
+	struct vgpu_device *vdev;
+	u32 id;
+	char name[24];
+	struct drm_gpu_scheduler sched;
+	void *ring;
+	dma_addr_t ring_dma;
+	u32 tail;
+	int hw_ctx;
+	struct dma_fence *last;
+
+	spinlock_t fence_lock;
+	u64 fence_context;
+	u64 seqno;
+	struct list_head pending;
+	u64 busy_until;
+	u32 error;
+};
+
+int vgpu_queues_init(struct vgpu_device *vdev);
+void vgpu_queues_fini(struct vgpu_device *vdev);
+void vgpu_queues_stop(struct vgpu_device *vdev);
+void vgpu_queues_restart(struct vgpu_device *vdev);
+void vgpu_queue_complete(struct vgpu_queue *q);
+void vgpu_queue_error(struct vgpu_queue *q);
+u32 vgpu_exec_queues(struct vgpu_device *vdev);
+struct vgpu_queue *vgpu_exec_queue(struct vgpu_device *vdev, u32 idx);
+
+#endif /* __VGPU_QUEUE_H__ */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef __VGPU_SYSFS_H__
+#define __VGPU_SYSFS_H__
+
+#include <linux/types.h>
+
+struct attribute_group;
+
+/* Attribute groups of the PCI device, for &pci_driver.dev_groups. */
+extern const struct attribute_group *vgpu_sysfs_groups[];
+
+const char *vgpu_hw_counter_name(unsigned int idx);
+
+#endif /* __VGPU_SYSFS_H__ */

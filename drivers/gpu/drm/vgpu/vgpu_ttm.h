@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef __VGPU_TTM_H__
+#define __VGPU_TTM_H__
+
+#include <linux/types.h>
+
+struct ttm_buffer_object;
+struct ttm_resource;
+struct vgpu_device;
+
+int vgpu_ttm_init(struct vgpu_device *vdev);
+void vgpu_ttm_fini(struct vgpu_device *vdev);
+
+int vgpu_ttm_access(struct ttm_buffer_object *tbo, unsigned long offset,
+		    void *buf, int len, int write);
+
+#endif /* __VGPU_TTM_H__ */

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gpuvm.h>
+#include <drm/drm_print.h>
+#include <drm/vgpu_drm.h>
+
+#include "vgpu_bo.h"
+#include "vgpu_ctx.h"
+#include "vgpu_drv.h"
+#include "vgpu_ioctl.h"
+#include "vgpu_pt.h"
+#include "vgpu_vm.h"
+
+/**
+ * DOC: GPU virtual memory
+ *
+ * Every open file of the render node has one GPU VM: a &drm_gpuvm for the
+ * VA space and its mappings, and a page-table tree the device walks (see
+ * "page tables").  User VAs run from %VGPU_VM_USER_START to
+ * %VGPU_VM_USER_END; the top GiB is reserved in the drm_gpuvm for the
+ * kernel, which maps the VM's fence page there.
+ *
+ * VM_BIND applies its operations in order under the VM's lock (held for
+ * writing).  A MAP needs a free range: the BO is reserved, made reachable
+ * by the device (brought back from swap), linked into drm_gpuvm through
+ * drm_gpuvm_sm_map() and written into the page tables.  An UNMAP goes
+ * through drm_gpuvm_sm_unmap(): mappings wholly inside the range are
+ * removed, mappings straddling its ends are REMAPped into the parts that
+ * survive, which stay in the page tables untouched while the middle is
+ * cleared.  The page-table changes of the whole call form one batch with
+ * one TLB invalidation at the end.
+ *
+ * When TTM moves a mapped BO, vgpu_vm_bo_move() clears the BO's mappings
+ * in every VM (one invalidation per VM) and queues them on the VM's rebind
+ * list; the next EXEC of that VM validates the BOs and maps them again at
+ * their new place (vgpu_vm_rebind()).  A GPU access to such a BO between
+ * the move and the next EXEC would fault, but no job can be running then:
+ * the move waited for every job fence on the BO.
+ *
+ * Lock order: &vgpu_vm.lock, BO reservations (drm_exec), a BO's
+ * gpuva_lock, &vgpu_vm.pt_lock, &vgpu_ctx_mgr.lock, &vgpu_tlb.lock.
+ */
+
+static struct vgpu_vma *to_vgpu_vma(struct drm_gpuva *va)
+{
+	return container_of(va, struct vgpu_vma, base);
+}
+
+static u64 vgpu_vm_pte_flags(u32 perms)
+{
+	u64 f = 0;
+
+	if (perms & DRM_VGPU_VM_BIND_READ)
+		f |= VGPU_PTE_READ;
+	if (perms & DRM_VGPU_VM_BIND_WRITE)
+		f |= VGPU_PTE_WRITE;
+	if (perms & DRM_VGPU_VM_BIND_EXEC)
+		f |= VGPU_PTE_EXEC;
+	return f;
+}
+
+/* Flush the batch's TLB range, then free what it unlinked. */
+static void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up)
+{
+	lockdep_assert_held(&vm->pt_lock);
+	if (up->inval_start < up->inval_end)
+		vgpu_ctx_inval_range(vm, up->inval_start,
+				     up->inval_end - up->inval_start);
+	vgpu_pt_release(up);
+}
+
+static int vgpu_vm_pt_reserve(struct vgpu_pt_update *up, unsigned int n)
+{
+	int ret = vgpu_pt_pool_reserve(up->vdev, n);
+
+	if (!ret)
+		up->reserved += n;
+	return ret;
+}
+
+/* Write one mapping into the page tables, reserving tables piecewise. */
+static int vgpu_vm_pt_map_vma(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+			      struct vgpu_vma *vma)
+{
+	struct ttm_buffer_object *tbo = &gem_to_vgpu_bo(vma->base.gem.obj)->tbo;
+	u64 va = vma->base.va.addr, end = va + vma->base.va.range;
+	u64 offset = vma->base.gem.offset;
+	int ret = 0;
+
+	dma_resv_assert_held(tbo->base.resv);
+	while (va < end) {
+		u64 n = min_t(u64, end - va, SZ_256M - (va & (SZ_256M - 1)));
+
+		ret = vgpu_vm_pt_reserve(up, vgpu_pt_pages_for_map(va, n));
+		if (ret)
+			break;
+		mutex_lock(&vm->pt_lock);
+		ret = vgpu_pt_map(up, vm->root, va, n, tbo, tbo->resource,
+				  offset, vma->pte_flags);
+		mutex_unlock(&vm->pt_lock);
+		if (ret)
+			break;
+		va += n;
+		offset += n;
+	}
+	mutex_lock(&vm->pt_lock);
+	if (ret) {
+		/* Undo the part already written; map it again on next EXEC. */
+		if (va > vma->base.va.addr)
+			vgpu_pt_unmap(up, vm->root, vma->base.va.addr,
+				      va - vma->base.va.addr);
+		list_add_tail(&vma->rebind_link, &vm->rebind);
+	} else {
+		vma->mapped = true;
+	}
+	mutex_unlock(&vm->pt_lock);
+	return ret;
+}
+
+/* ---------------------------------------------------- drm_gpuvm steps --- */
+
+/**
+ * struct vgpu_vm_op_ctx - state of one VM_BIND operation
+ * @vm: the VM.
+ * @up: the call's page-table batch.
+ * @vm_bo: MAP: the BO's &drm_gpuvm_bo.
+ * @map: MAP: the new mapping, preallocated.
+ * @prev: UNMAP: mapping for the part left of the range, preallocated.
+ * @next: UNMAP: mapping for the part right of the range, preallocated.
+ * @pte_flags: MAP: permissions.
+ */
+struct vgpu_vm_op_ctx {
+	struct vgpu_vm *vm;
+	struct vgpu_pt_update *up;
+	struct drm_gpuvm_bo *vm_bo;
+	struct vgpu_vma *map;
+	struct vgpu_vma *prev;
+	struct vgpu_vma *next;
+	u64 pte_flags;
+};
+
+static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
+{
+	struct vgpu_vm_op_ctx *ctx = priv;
+	struct vgpu_vma *vma = ctx->map;
+	int ret;
+
+	if (WARN_ON(!vma))
+		return -EINVAL;
+	ctx->map = NULL;
+	vma->pte_flags = ctx->pte_flags;
+	INIT_LIST_HEAD(&vma->rebind_link);
+	drm_gpuva_map(&ctx->vm->gpuvm, &vma->base, &op->map);
+	drm_gpuva_link(&vma->base, ctx->vm_bo);
+
+	ret = vgpu_vm_pt_map_vma(ctx->vm, ctx->up, vma);
+	if (ret) {
+		struct drm_gpuva_op_unmap unmap = { .va = &vma->base };
+
+		mutex_lock(&ctx->vm->pt_lock);
+		list_del(&vma->rebind_link);
+		mutex_unlock(&ctx->vm->pt_lock);
+		drm_gpuva_unmap(&unmap);
+		drm_gpuva_unlink(&vma->base);
+		kfree(vma);
+	}
+	return ret;
+}
+
+static void vgpu_vm_vma_forget_locked(struct vgpu_vm *vm, struct vgpu_vma *vma)
+{
+	lockdep_assert_held(&vm->pt_lock);
+	if (!vma->mapped)
+		list_del(&vma->rebind_link);
+}
+
+static void vgpu_vm_vma_inherit_locked(struct vgpu_vm *vm, struct vgpu_vma *vma,
+				       struct vgpu_vma *old)
+{
+	vma->pte_flags = old->pte_flags;
+	vma->mapped = old->mapped;
+	INIT_LIST_HEAD(&vma->rebind_link);
+	if (!vma->mapped)
+		list_add_tail(&vma->rebind_link, &vm->rebind);
+}
+
+static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
+{
+	struct vgpu_vm_op_ctx *ctx = priv;
+	struct vgpu_vm *vm = ctx->vm;
+	struct drm_gpuva *old = op->remap.unmap->va;
+	struct vgpu_vma *ovma = to_vgpu_vma(old);
+	struct drm_gem_object *obj = old->gem.obj;
+	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
+	struct vgpu_vma *prev = NULL, *next = NULL;
+	u64 start, range;
+
+	if (op->remap.prev) {
+		prev = ctx->prev;
+		ctx->prev = NULL;
+	}
+	if (op->remap.next) {
+		next = ctx->next;
+		ctx->next = NULL;
+	}
+	if (WARN_ON((op->remap.prev && !prev) || (op->remap.next && !next)))
+		return -EINVAL;
+
+	drm_gpuva_op_remap_to_unmap_range(&op->remap, &start, &range);
+	drm_gem_object_get(obj);
+	mutex_lock(&bo->gpuva_lock);
+	mutex_lock(&vm->pt_lock);
+	/* The surviving parts stay in the page tables as they are. */
+	if (ovma->mapped)
+		vgpu_pt_unmap(ctx->up, vm->root, start, range);
+	vgpu_vm_vma_forget_locked(vm, ovma);
+	if (prev)
+		vgpu_vm_vma_inherit_locked(vm, prev, ovma);
+	if (next)
+		vgpu_vm_vma_inherit_locked(vm, next, ovma);
+	mutex_unlock(&vm->pt_lock);
+
+	drm_gpuva_remap(prev ? &prev->base : NULL, next ? &next->base : NULL,
+			&op->remap);
+	if (prev)
+		drm_gpuva_link(&prev->base, old->vm_bo);
+	if (next)
+		drm_gpuva_link(&next->base, old->vm_bo);
+	drm_gpuva_unlink(old);
+	mutex_unlock(&bo->gpuva_lock);
+	drm_gem_object_put(obj);
+	kfree(ovma);
+	return 0;
+}
+
+static int vgpu_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
+{
+	struct vgpu_vm_op_ctx *ctx = priv;
+	struct vgpu_vm *vm = ctx->vm;
+	struct drm_gpuva *va = op->unmap.va;
+	struct vgpu_vma *vma = to_vgpu_vma(va);
+	struct drm_gem_object *obj = va->gem.obj;
+	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
+
+	drm_gem_object_get(obj);
+	mutex_lock(&bo->gpuva_lock);
+	mutex_lock(&vm->pt_lock);
+	if (vma->mapped)
+		vgpu_pt_unmap(ctx->up, vm->root, va->va.addr, va->va.range);
+	vgpu_vm_vma_forget_locked(vm, vma);
+	mutex_unlock(&vm->pt_lock);
+	drm_gpuva_unmap(&op->unmap);
+	drm_gpuva_unlink(va);
+	mutex_unlock(&bo->gpuva_lock);
+	drm_gem_object_put(obj);
+	kfree(vma);
+	return 0;
+}
+
+static void vgpu_vm_free(struct drm_gpuvm *gpuvm)
+{
+	struct vgpu_vm *vm = to_vgpu_vm(gpuvm);
+
+	dma_fence_put(vm->last_fence);
+	kfree(vm);
+}
+
+static const struct drm_gpuvm_ops vgpu_gpuvm_ops = {
+	.vm_free = vgpu_vm_free,
+	.sm_step_map = vgpu_vm_step_map,
+	.sm_step_remap = vgpu_vm_step_remap,
+	.sm_step_unmap = vgpu_vm_step_unmap,
+};
+
+/* -------------------------------------------------------- operations --- */
+
+static int vgpu_vm_op_map(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+			  struct drm_gem_object *obj, u64 bo_offset, u64 va,
+			  u64 range, u32 perms)
+{
+	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
+	struct vgpu_vm_op_ctx ctx = {
+		.vm = vm, .up = up, .pte_flags = vgpu_vm_pte_flags(perms),
+	};
+	int ret;
+
+	lockdep_assert_held_write(&vm->lock);
+	if (drm_gpuva_find_first(&vm->gpuvm, va, range))
+		return -EEXIST;
+
+	ctx.map = kzalloc(sizeof(*ctx.map), GFP_KERNEL);
+	if (!ctx.map)
+		return -ENOMEM;
+
+	ret = dma_resv_lock_interruptible(obj->resv, NULL);
+	if (ret)
+		goto err_free_vma;
+	/* The device must reach the memory: bring it back from swap. */
+	ret = vgpu_bo_validate(bo, true);
+	if (ret)
+		goto err_unlock_resv;
+
+	mutex_lock(&bo->gpuva_lock);
+	ctx.vm_bo = drm_gpuvm_bo_obtain(&vm->gpuvm, obj);
+	if (IS_ERR(ctx.vm_bo)) {
+		ret = PTR_ERR(ctx.vm_bo);
+		goto err_unlock_gpuva;
+	}
+	drm_gpuvm_bo_extobj_add(ctx.vm_bo);
+	ret = drm_gpuvm_sm_map(&vm->gpuvm, &ctx, va, range, obj, bo_offset);
+	drm_gpuvm_bo_put(ctx.vm_bo);
+
+err_unlock_gpuva:
+	mutex_unlock(&bo->gpuva_lock);
+err_unlock_resv:
+	dma_resv_unlock(obj->resv);
+err_free_vma:
+	kfree(ctx.map);
+	return ret;
+}
+
+static int vgpu_vm_op_unmap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+			    u64 va, u64 range)
+{
+	struct vgpu_vm_op_ctx ctx = { .vm = vm, .up = up };
+	int ret;
+
+	lockdep_assert_held_write(&vm->lock);
+	ctx.prev = kzalloc(sizeof(*ctx.prev), GFP_KERNEL);
+	ctx.next = kzalloc(sizeof(*ctx.next), GFP_KERNEL);
+	if (!ctx.prev || !ctx.next) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Splitting large leaves at the two ends takes a table each. */
+	ret = vgpu_vm_pt_reserve(up, vgpu_pt_pages_for_unmap(va, range));
+	if (ret)
+		goto out;
+	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, &ctx, va, range);
+out:
+	kfree(ctx.prev);
+	kfree(ctx.next);
+	return ret;
+}
+
+/* ------------------------------------------------------------- life --- */
+
+/**
+ * vgpu_vm_create() - a new, empty GPU VM
+ * @vdev: vgpu device
+ *
+ * Return: the VM with one reference, or an ERR_PTR().
+ */
+struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev)
+{
+	struct drm_device *drm = &vdev->drm;
+	struct drm_gem_object *r_obj;
+	struct vgpu_pt_update up;
+	struct vgpu_vm *vm;
+	int ret;
+
+	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	if (!vm)
+		return ERR_PTR(-ENOMEM);
+	vm->vdev = vdev;
+	vm->hw_ctx = -1;
+	init_rwsem(&vm->lock);
+	mutex_init(&vm->pt_lock);
+	mutex_init(&vm->entity_lock);
+	INIT_LIST_HEAD(&vm->rebind);
+
+	r_obj = drm_gpuvm_resv_object_alloc(drm);
+	if (!r_obj) {
+		ret = -ENOMEM;
+		goto err_free_vm;
+	}
+	drm_gpuvm_init(&vm->gpuvm, "vgpu", 0, drm, r_obj, 0, VGPU_VA_END,
+		       VGPU_VM_USER_END, VGPU_VA_END - VGPU_VM_USER_END,
+		       &vgpu_gpuvm_ops);
+	/* drm_gpuvm holds its own reference to the resv object. */
+	drm_gem_object_put(r_obj);
+
+	vm->fence_bo = vgpu_bo_create_kernel(vdev, SZ_4K, DRM_VGPU_PLACE_VRAM, 0);
+	if (IS_ERR(vm->fence_bo)) {
+		ret = PTR_ERR(vm->fence_bo);
+		vm->fence_bo = NULL;
+		goto err_put_gpuvm;
+	}
+
+	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
+	ret = vgpu_vm_pt_reserve(&up, 1 + vgpu_pt_pages_for_map(VGPU_VM_FENCE_VA, SZ_4K));
+	if (ret)
+		goto err_put_gpuvm;
+	mutex_lock(&vm->pt_lock);
+	vm->root = vgpu_pt_alloc(&up, VGPU_PT_LEVELS - 1);
+	ret = vgpu_pt_map(&up, vm->root, VGPU_VM_FENCE_VA, SZ_4K,
+			  &vm->fence_bo->tbo, vm->fence_bo->tbo.resource, 0,
+			  VGPU_PTE_READ | VGPU_PTE_WRITE);
+	vgpu_pt_release(&up);
+	mutex_unlock(&vm->pt_lock);
+	if (ret)
+		goto err_put_gpuvm;
+	return vm;
+
+err_put_gpuvm:
+	/* vgpu_vm_free() frees @vm once drm_gpuvm lets go. */
+	if (vm->root)
+		vgpu_pt_free_tree(vdev, vm->root);
+	vgpu_bo_free_kernel(vm->fence_bo);
+	drm_gpuvm_put(&vm->gpuvm);
+	return ERR_PTR(ret);
+
+err_free_vm:
+	kfree(vm);
+	return ERR_PTR(ret);
+}
+
+/**
+ * vgpu_vm_destroy() - unmap everything and give back the VM's resources
+ * @vm: VM of a closing file; no job of it is left
+ *
+ * Drops the file's reference; the memory goes when the last job does.
+ */
+void vgpu_vm_destroy(struct vgpu_vm *vm)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	struct vgpu_pt_update up;
+
+	down_write(&vm->lock);
+	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
+	vgpu_vm_op_unmap(vm, &up, 0, VGPU_VM_USER_END);
+	mutex_lock(&vm->pt_lock);
+	vgpu_pt_unmap(&up, vm->root, VGPU_VM_FENCE_VA, SZ_4K);
+	vgpu_vm_pt_commit_locked(vm, &up);
+	mutex_unlock(&vm->pt_lock);
+
+	/* The context goes first: the device must not walk freed tables. */
+	vgpu_ctx_release(vm);
+	mutex_lock(&vm->pt_lock);
+	vgpu_pt_free_tree(vdev, vm->root);
+	vm->root = NULL;
+	mutex_unlock(&vm->pt_lock);
+	vgpu_bo_free_kernel(vm->fence_bo);
+	vm->fence_bo = NULL;
+	up_write(&vm->lock);
+
+	vgpu_vm_put(vm);
+	vgpu_pt_pool_trim(vdev);
+}
+
+/**
+ * vgpu_vm_ban() - refuse every later EXEC and VM_BIND of a VM
+ * @vm: VM whose job took an unresolvable GPU fault
+ */
+void vgpu_vm_ban(struct vgpu_vm *vm)
+{
+	atomic_set(&vm->banned, 1);
+}
+
+/* ------------------------------------------------------ moves, rebind --- */
+
+/**
+ * vgpu_vm_bo_move() - a BO's memory is moving: take it out of every VM
+ * @bo: the BO, reserved
+ * @new_mem: where it goes (unused: the next EXEC maps it there)
+ *
+ * Context: BO reserved; may sleep (TLB invalidation).
+ */
+void vgpu_vm_bo_move(struct vgpu_bo *bo, struct ttm_resource *new_mem)
+{
+	struct drm_gem_object *obj = &bo->tbo.base;
+	struct drm_gpuvm_bo *vm_bo;
+
+	dma_resv_assert_held(obj->resv);
+	mutex_lock(&bo->gpuva_lock);
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
+		struct vgpu_pt_update up;
+		struct drm_gpuva *va;
+
+		vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+		mutex_lock(&vm->pt_lock);
+		drm_gpuvm_bo_for_each_va(va, vm_bo) {
+			struct vgpu_vma *vma = to_vgpu_vma(va);
+
+			if (!vma->mapped)
+				continue;
+			/* Whole mappings: nothing to split, nothing to allocate. */
+			vgpu_pt_unmap(&up, vm->root, va->va.addr, va->va.range);
+			vma->mapped = false;
+			list_add_tail(&vma->rebind_link, &vm->rebind);
+		}
+		vgpu_vm_pt_commit_locked(vm, &up);
+		mutex_unlock(&vm->pt_lock);
+	}
+	mutex_unlock(&bo->gpuva_lock);
+}
+
+/**
+ * vgpu_vm_rebind() - map again every mapping whose BO moved
+ * @vm: VM; its lock held for reading and every BO of it reserved
+ *
+ * Validates each such BO (back into its placements) and writes its
+ * mappings at the new place.
+ *
+ * Return: 0 or a negative errno; mappings not done stay on the list.
+ */
+int vgpu_vm_rebind(struct vgpu_vm *vm)
+{
+	struct vgpu_pt_update up;
+	struct vgpu_vma *vma, *tmp;
+	LIST_HEAD(todo);
+	int ret = 0, rounds;
+
+	lockdep_assert_held(&vm->lock);
+	vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+
+	/* Validating one BO may move another mapped one: loop until calm. */
+	for (rounds = 0; rounds < 4; rounds++) {
+		mutex_lock(&vm->pt_lock);
+		list_splice_tail_init(&vm->rebind, &todo);
+		mutex_unlock(&vm->pt_lock);
+		if (list_empty(&todo))
+			break;
+
+		list_for_each_entry(vma, &todo, rebind_link) {
+			ret = vgpu_bo_validate(gem_to_vgpu_bo(vma->base.gem.obj), true);
+			if (ret)
+				goto out;
+		}
+		list_for_each_entry_safe(vma, tmp, &todo, rebind_link) {
+			list_del_init(&vma->rebind_link);
+			if (vma->mapped)
+				continue;
+			ret = vgpu_vm_pt_map_vma(vm, &up, vma);
+			if (ret)
+				goto out;
+		}
+	}
+out:
+	mutex_lock(&vm->pt_lock);
+	list_splice_tail(&todo, &vm->rebind);
+	vgpu_vm_pt_commit_locked(vm, &up);
+	mutex_unlock(&vm->pt_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------- ioctls --- */
+
+static int vgpu_vm_check_op(struct drm_device *drm, struct drm_file *file,
+			    const struct drm_vgpu_vm_bind_op *op,
+			    struct drm_gem_object **obj)
+{
+	bool map = op->op == DRM_VGPU_VM_BIND_OP_MAP;
+
+	*obj = NULL;
+	if (VGPU_IOCTL_DBG(drm, op->op != DRM_VGPU_VM_BIND_OP_MAP &&
+			   op->op != DRM_VGPU_VM_BIND_OP_UNMAP) ||
+	    VGPU_IOCTL_DBG(drm, op->pad || op->reserved) ||
+	    VGPU_IOCTL_DBG(drm, map && (!op->flags ||
+					(op->flags & ~DRM_VGPU_VM_BIND_PERMS))) ||
+	    VGPU_IOCTL_DBG(drm, !map && (op->flags || op->handle || op->bo_offset)) ||
+	    VGPU_IOCTL_DBG(drm, !op->range) ||
+	    VGPU_IOCTL_DBG(drm, !IS_ALIGNED(op->va | op->range | op->bo_offset,
+					    VGPU_PAGE_SIZE_4K)) ||
+	    VGPU_IOCTL_DBG(drm, op->va < VGPU_VM_USER_START ||
+			   op->va >= VGPU_VM_USER_END ||
+			   op->range > VGPU_VM_USER_END - op->va))
+		return -EINVAL;
+	if (!map)
+		return 0;
+
+	*obj = drm_gem_object_lookup(file, op->handle);
+	if (VGPU_IOCTL_DBG(drm, !*obj))
+		return -ENOENT;
+	if (VGPU_IOCTL_DBG(drm, op->bo_offset >= (*obj)->size ||
+			   op->range > (*obj)->size - op->bo_offset))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * vgpu_vm_bind_ioctl() - DRM_IOCTL_VGPU_VM_BIND
+ * @drm: DRM device
+ * @data: &struct drm_vgpu_vm_bind
+ * @file: DRM file of the caller
+ *
+ * Return: 0 or a negative errno, see &struct drm_vgpu_vm_bind.
+ */
+int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	struct vgpu_device *vdev = to_vgpu(drm);
+	struct vgpu_file *vfile = file->driver_priv;
+	struct drm_vgpu_vm_bind *args = data;
+	struct vgpu_vm *vm = vfile->vm;
+	struct drm_vgpu_vm_bind_op *ops;
+	struct drm_gem_object **objs;
+	struct vgpu_pt_update up;
+	u32 i, n = args->num_ops;
+	int ret;
+
+	if (VGPU_IOCTL_DBG(drm, args->vm_id || args->flags) ||
+	    VGPU_IOCTL_DBG(drm, !n || n > VGPU_VM_MAX_BIND_OPS) ||
+	    VGPU_IOCTL_DBG(drm, args->op_size != sizeof(*ops)))
+		return -EINVAL;
+
+	ops = kvmalloc_array(n, sizeof(*ops), GFP_KERNEL);
+	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
+	if (!ops || !objs) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	if (copy_from_user(ops, u64_to_user_ptr(args->ops), n * sizeof(*ops))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	for (i = 0; i < n; i++) {
+		ret = vgpu_vm_check_op(drm, file, &ops[i], &objs[i]);
+		if (ret)
+			goto out_put;
+	}
+	if (vgpu_vm_banned(vm)) {
+		ret = -ECANCELED;
+		goto out_put;
+	}
+
+	down_write(&vm->lock);
+	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
+	for (i = 0; i < n && !ret; i++) {
+		if (ops[i].op == DRM_VGPU_VM_BIND_OP_MAP)
+			ret = vgpu_vm_op_map(vm, &up, objs[i], ops[i].bo_offset,
+					     ops[i].va, ops[i].range, ops[i].flags);
+		else
+			ret = vgpu_vm_op_unmap(vm, &up, ops[i].va, ops[i].range);
+	}
+	mutex_lock(&vm->pt_lock);
+	vgpu_vm_pt_commit_locked(vm, &up);
+	mutex_unlock(&vm->pt_lock);
+	up_write(&vm->lock);
+	vgpu_pt_pool_trim(vdev);
+
+out_put:
+	for (i = 0; i < n; i++)
+		if (objs[i])
+			drm_gem_object_put(objs[i]);
+out_free:
+	kvfree(objs);
+	kvfree(ops);
+	return ret;
+}
+
+/**
+ * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a file's VM
+ * @file: DRM file
+ * @q: report
+ */
+void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q)
+{
+	struct vgpu_file *vfile = file->driver_priv;
+	struct vgpu_vm *vm = vfile->vm;
+	struct drm_gpuva *va;
+	int hw_ctx;
+
+	vgpu_ctx_counters(vm, q->device, &hw_ctx);
+	q->context = hw_ctx;
+	q->state = (vgpu_vm_banned(vm) ? DRM_VGPU_VM_STATE_BANNED : 0) |
+		   (hw_ctx >= 0 ? DRM_VGPU_VM_STATE_HAS_CONTEXT : 0);
+
+	down_read(&vm->lock);
+	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
+				    VGPU_VM_USER_END) {
+		q->mappings++;
+		q->mapped_bytes += va->va.range;
+	}
+	up_read(&vm->lock);
+
+	mutex_lock(&vm->pt_lock);
+	q->pt_pages = vm->pt_stats.tables;
+	q->leaves_4k = vm->pt_stats.leaves_4k;
+	q->leaves_64k = vm->pt_stats.leaves_64k;
+	q->leaves_2m = vm->pt_stats.leaves_2m;
+	mutex_unlock(&vm->pt_lock);
+
+	q->tlb_invalidations = atomic64_read(&vm->ctr.tlb_invalidations);
+	q->context_switches = atomic64_read(&vm->ctr.context_switches);
+	q->jobs_submitted = atomic64_read(&vm->ctr.jobs_submitted);
+	q->jobs_completed = atomic64_read(&vm->ctr.jobs_completed);
+	q->jobs_failed = atomic64_read(&vm->ctr.jobs_failed);
+	q->gpu_faults = atomic64_read(&vm->ctr.gpu_faults);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef __VGPU_VM_TYPES_H__
+#define __VGPU_VM_TYPES_H__
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+
+#include <drm/drm_gpuvm.h>
+
+#include "vgpu_hw.h"
+#include "vgpu_paging_types.h"	/* issue 5: demand paging */
+#include "vgpu_pt.h"
+
+struct drm_sched_entity;
+struct vgpu_bo;
+struct vgpu_device;
+
+/**
+ * struct vgpu_vma - one GPU mapping
+ * @base: drm_gpuvm's mapping: VA range, BO and offset.
+ * @pte_flags: %VGPU_PTE_READ / _WRITE / _EXEC.
+ * @mapped: the page tables hold the mapping (protected by
+ *	&vgpu_vm.pt_lock); false after the BO moved, until the next EXEC
+ *	maps it again.
+ * @rebind_link: in &vgpu_vm.rebind while not @mapped (protected by
+ *	&vgpu_vm.pt_lock).
+ */
+struct vgpu_vma {
+	struct drm_gpuva base;
+	u64 pte_flags;
+	bool mapped;
+	struct list_head rebind_link;
+};
+
+/**
+ * struct vgpu_vm_counters - driver-side counters of a VM
+ * @jobs_submitted: EXEC calls accepted.
+ * @jobs_completed: jobs finished without error.
+ * @jobs_failed: jobs finished with an error.
+ * @gpu_faults: fault records for the VM.
+ * @tlb_invalidations: invalidation requests issued for the VM.
+ * @context_switches: hardware contexts acquired.
+ * @bytes_to_vram: bytes of BOs mapped in the VM moved into VRAM (fdinfo
+ *	drm-vgpu-migrated-to-vram; vgpu_fdinfo_account_move()).
+ * @bytes_to_system: bytes of BOs mapped in the VM moved out of VRAM.
+ * @evictions: BOs mapped in the VM evicted from VRAM.
+ * @thrash_events: chunks of the VM found thrashing (paging code).
+ * @engine_ns: busy time per hardware queue, ns (fdinfo drm-engine-*;
+ *	vgpu_fdinfo_job_done()).
+ */
+struct vgpu_vm_counters {
+	atomic64_t jobs_submitted;
+	atomic64_t jobs_completed;
+	atomic64_t jobs_failed;
+	atomic64_t gpu_faults;
+	atomic64_t tlb_invalidations;
+	atomic64_t context_switches;
+	atomic64_t bytes_to_vram;
+	atomic64_t bytes_to_system;
+	atomic64_t evictions;
+	atomic64_t thrash_events;
+	atomic64_t engine_ns[VGPU_NUM_QUEUES];
+};
+
+/**
+ * struct vgpu_vm - a GPU virtual address space (one per open file)
+ * @gpuvm: drm_gpuvm: the VA tree, mappings per BO, the VM's resv.
+ * @vdev: vgpu device.
+ * @client_id: drm-client-id of the file that owns the VM (0: the kernel's),
+ *	to name the VM in logs and debugfs.
+ * @lock: the VA tree; held for writing by VM_BIND and teardown, for
+ *	reading by EXEC (mappings stay put while a job is built).
+ * @pt_lock: the page-table tree, @pt_stats, @rebind and each mapping's
+ *	@mapped state.  Taken inside BO reservations and the per-BO gpuva
+ *	lock; never held while allocating VRAM.
+ * @root: root page table (level 3), for the VM's whole life.
+ * @pt_stats: leaves and tables written.
+ * @rebind: mappings whose BO moved, to map again before the next job.
+ * @fence_bo: kernel BO holding the seqnos the queues' FENCE commands
+ *	write, mapped at %VGPU_VM_FENCE_VA.
+ * @hw_ctx: hardware context owned, or -1 (protected by &vgpu_ctx_mgr.lock).
+ * @ctx_users: jobs using @hw_ctx; raised under &vgpu_ctx_mgr.lock,
+ *	lowered anywhere.
+ * @ctx_stamp: LRU stamp of the last use of @hw_ctx.
+ * @last_fence: fence of the VM's last job (&vgpu_ctx_mgr.fence_lock).
+ * @ctr_base: device counters of @hw_ctx when it was acquired.
+ * @ctr_acc: device counters accumulated over past contexts.
+ * @banned: a GPU fault killed a job; EXEC and VM_BIND refuse.
+ * @ctr: driver counters.
+ * @paging_ctr: demand-paging counters (vgpu_paging.c).
+ * @entity_lock: protects @entities creation.
+ * @entities: scheduler entity per exec queue, created on first use.
+ */
+struct vgpu_vm {
+	struct drm_gpuvm gpuvm;
+	struct vgpu_device *vdev;
+	u64 client_id;
+	struct rw_semaphore lock;
+	struct mutex pt_lock;
+	struct vgpu_pt *root;
+	struct vgpu_pt_stats pt_stats;
+	struct list_head rebind;
+	struct vgpu_bo *fence_bo;
+
+	int hw_ctx;
+	atomic_t ctx_users;
+	u64 ctx_stamp;
+	struct dma_fence *last_fence;
+	u64 ctr_base[VGPU_CTR_NR];
+	u64 ctr_acc[VGPU_CTR_NR];
+
+	atomic_t banned;
+	struct vgpu_vm_counters ctr;
+	struct vgpu_paging_counters paging_ctr;
+
+	struct mutex entity_lock;
+	struct drm_sched_entity *entities[VGPU_NUM_QUEUES];
+};
+
+#endif /* __VGPU_VM_TYPES_H__ */

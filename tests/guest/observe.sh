@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The observability interfaces from a shell, as a user meets them: a
+# process's fdinfo, sysfs policy files written with echo, debugfs, and
+# vgpu-smi's text mode, refresh loop and signals.  (vgpu_observe_test
+# checks the numbers and the JSON.)  Prints TAP.
+
+n=0
+t() {
+	n=$((n + 1))
+	if eval "$2"; then
+		echo "ok $n $1"
+	else
+		echo "not ok $n $1"
+	fi
+}
+
+node=
+for d in /sys/class/drm/renderD*; do
+	[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = vgpu ] && node=$d && break
+done
+echo "TAP version 13"
+echo "1..9"
+if [ -z "$node" ]; then
+	for i in 1 2 3 4 5 6 7 8 9; do echo "ok $i observe # SKIP no vgpu device"; done
+	exit 0
+fi
+sys=$node/device
+dbg=/sys/kernel/debug/dri/$(basename "$(readlink -f "$sys")")
+
+# A process holding a quarter of VRAM for a few seconds.
+vgpu-oversub -p 25 -n 1 --hold 4 > /dev/null &
+pid=$!
+i=0
+while ! grep -qs 'drm-driver:.vgpu' /proc/$pid/fdinfo/* && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.5
+quarter=$(( $(cat "$sys/vram_total") / 4 ))
+
+fdinfo_total() {
+	for f in /proc/$1/fdinfo/*; do
+		grep -qs 'drm-driver:.vgpu' "$f" || continue
+		awk '/^drm-total-vram:/ { v = $2; if ($3 == "KiB") v *= 1024; if ($3 == "MiB") v *= 1048576; print v }' "$f"
+		return
+	done
+	echo 0
+}
+
+t "observe.fdinfo_shows_the_process" "[ \$(fdinfo_total $pid) -ge $quarter ]"
+t "observe.smi_lists_the_process" "vgpu-smi | grep -q ' vgpu-oversub '"
+t "observe.smi_device_filter" "vgpu-smi -P -d $(basename "$node") | grep -q '^GPU 0 '"
+wait $pid
+
+t "observe.smi_loop_count" "[ \$(vgpu-smi -P -l 0.2 -n 3 | grep -c '^vgpu-smi ') = 3 ]"
+vgpu-smi -P -l 1 > /dev/null &
+spid=$!
+sleep 0.5
+kill -INT $spid
+t "observe.smi_sigint_exits_0" "wait $spid"
+
+pol=$(cat "$sys/eviction_policy")
+t "observe.policy_bad_echo_refused" "! echo bogus 2>/dev/null > $sys/eviction_policy && [ \"\$(cat $sys/eviction_policy)\" = $pol ]"
+t "observe.policy_echo_roundtrip" "echo $pol > $sys/eviction_policy && [ \"\$(cat $sys/eviction_policy)\" = $pol ]"
+
+if [ -d "$dbg" ]; then
+	t "observe.debugfs_reset" "echo 1 > $dbg/reset_counters && [ \$(cat $sys/counters/commands) -lt 100 ]"
+	t "observe.debugfs_map" "grep -q '^fragmentation: ' $dbg/vram_mm && grep -q '^map: ' $dbg/vram_mm"
+else
+	echo "ok 8 observe.debugfs_reset # SKIP no debugfs"
+	echo "ok 9 observe.debugfs_map # SKIP no debugfs"
+fi
+exit 0

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * DRM_IOCTL_VGPU_EXEC: data integrity through the GPU (CPU pattern, GPU
+ * COPY and CHECKSUM, CPU read-back) in VRAM and system memory and across
+ * eviction, syncobj ordering, GPU faults and their containment, job
+ * timeouts, isolation between processes, huge-leaf walk counts, hardware
+ * context sharing, strict-mode counters, every refused argument.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "vgpu_test.h"
+#include "libvgpu.h"
+
+#define MiB (1ull << 20)
+#define SEC 1000000000ll
+
+/* A BO mapped for the GPU and the CPU. */
+struct buf {
+	uint32_t bo;
+	uint64_t va;
+	uint64_t size;
+	void *cpu;
+};
+
+static int buf_create(struct vgpu_dev *dev, struct buf *b, uint64_t size,
+		      uint32_t place, uint64_t va, uint32_t perms)
+{
+	struct drm_vgpu_bo_create bc = {
+		.size = size, .placements = place,
+		.alignment = size >= 2 * MiB ? 2 * MiB : 0,
+	};
+	int ret;
+
+	ret = vgpu_bo_create_ex(dev, &bc);
+	if (ret)
+		return ret;
+	b->bo = bc.handle;
+	b->va = va;
+	b->size = size;
+	ret = vgpu_vm_map(dev, b->bo, 0, va, size, perms);
+	if (ret)
+		return ret;
+	return vgpu_bo_map(dev, b->bo, size, &b->cpu);
+}
+
+static void buf_destroy(struct vgpu_dev *dev, struct buf *b)
+{
+	vgpu_bo_unmap(b->cpu, b->size);
+	vgpu_vm_unmap(dev, b->va, b->size);
+	vgpu_bo_close(dev, b->bo);
+}
+
+static void pattern(void *p, size_t size, uint64_t seed)
+{
+	uint64_t *q = p;
+	size_t i;
+
+	for (i = 0; i < size / 8; i++)
+		q[i] = seed ^ (i * 0x9e3779b97f4a7c15ull);
+}
+
+static int copy_and_sum(struct vgpu_dev *dev, struct buf *src, struct buf *dst,
+			struct buf *res)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_copy(&cmd, src->va, dst->va, src->size);
+	vgpu_cmd_checksum(&cmd, dst->va, dst->size, res->va);
+	ret = vgpu_run(dev, 0, &cmd, 30 * SEC);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+FIXTURE(exec) {
+	struct vgpu_dev dev;
+	struct buf res;
+};
+
+FIXTURE_VARIANT(exec) {
+	uint32_t place;
+};
+
+FIXTURE_VARIANT_ADD(exec, vram) { .place = VGPU_PLACE_VRAM };
+FIXTURE_VARIANT_ADD(exec, system) { .place = VGPU_PLACE_SYSTEM };
+
+FIXTURE_SETUP(exec)
+{
+	if (vgpu_open(&self->dev))
+		SKIP(return, "no vgpu render node");
+	if (!self->dev.exec_queues)
+		SKIP(return, "no exec queues");
+	ASSERT_EQ(0, buf_create(&self->dev, &self->res, 4096, VGPU_PLACE_SYSTEM,
+				1ull << 40, VGPU_MAP_RW));
+}
+
+FIXTURE_TEARDOWN(exec)
+{
+	vgpu_close(&self->dev);
+}
+
+TEST_F(exec, fill_then_cpu_reads)
+{
+	struct buf b;
+	struct vgpu_cmd cmd;
+	uint32_t *p;
+	size_t i, bad = 0;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 1 * MiB, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, b.va, b.size, 0xc0ffee00);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+	vgpu_cmd_fini(&cmd);
+	p = b.cpu;
+	for (i = 0; i < b.size / 4; i++)
+		bad += p[i] != 0xc0ffee00;
+	EXPECT_EQ(0, bad);
+	buf_destroy(&self->dev, &b);
+}
+
+TEST_F(exec, copy_and_checksum)
+{
+	struct buf src, dst;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &src, 4 * MiB, variant->place,
+				1ull << 32, VGPU_MAP_R));
+	ASSERT_EQ(0, buf_create(&self->dev, &dst, 4 * MiB, variant->place,
+				2ull << 32, VGPU_MAP_RW));
+	pattern(src.cpu, src.size, 7);
+	ASSERT_EQ(0, copy_and_sum(&self->dev, &src, &dst, &self->res));
+	EXPECT_EQ(vgpu_fnv1a64(src.cpu, src.size), *(uint64_t *)self->res.cpu);
+	EXPECT_EQ(0, memcmp(src.cpu, dst.cpu, src.size));
+	buf_destroy(&self->dev, &src);
+	buf_destroy(&self->dev, &dst);
+}
+
+/* Fill VRAM with other BOs so that TTM evicts ours, then use them again. */
+TEST_F(exec, integrity_across_eviction)
+{
+	struct drm_vgpu_query_memory m0, m1;
+	struct buf src, dst;
+	uint64_t sum, limit;
+	uint32_t *hogs;
+	int i, n;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "VRAM only");
+	ASSERT_EQ(0, buf_create(&self->dev, &src, 4 * MiB, VGPU_PLACE_VRAM,
+				1ull << 32, VGPU_MAP_R));
+	ASSERT_EQ(0, buf_create(&self->dev, &dst, 4 * MiB, VGPU_PLACE_VRAM,
+				2ull << 32, VGPU_MAP_RW));
+	pattern(src.cpu, src.size, 99);
+	sum = vgpu_fnv1a64(src.cpu, src.size);
+	ASSERT_EQ(0, copy_and_sum(&self->dev, &src, &dst, &self->res));
+	ASSERT_EQ(sum, *(uint64_t *)self->res.cpu);
+
+	vgpu_query_memory(&self->dev, &m0);
+	limit = self->dev.vram_size;
+	n = limit / (4 * MiB) + 4;
+	hogs = calloc(n, sizeof(*hogs));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4 * MiB, VGPU_PLACE_VRAM,
+					    0, &hogs[i]));
+	vgpu_query_memory(&self->dev, &m1);
+	EXPECT_LT(m0.evictions, m1.evictions);
+
+	memset(dst.cpu, 0, dst.size);
+	*(uint64_t *)self->res.cpu = 0;
+	ASSERT_EQ(0, copy_and_sum(&self->dev, &src, &dst, &self->res));
+	EXPECT_EQ(sum, *(uint64_t *)self->res.cpu);
+	EXPECT_EQ(0, memcmp(src.cpu, dst.cpu, src.size));
+	for (i = 0; i < n; i++)
+		vgpu_bo_close(&self->dev, hogs[i]);
+	free(hogs);
+	buf_destroy(&self->dev, &src);
+	buf_destroy(&self->dev, &dst);
+}
+
+TEST_F(exec, syncobj_chain_across_queues)
+{
+	struct buf b;
+	struct vgpu_cmd c1, c2;
+	uint32_t s1, s2;
+	uint32_t last = self->dev.exec_queues - 1;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 2 * MiB, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &s1));
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &s2));
+	vgpu_cmd_init(&c1);
+	vgpu_cmd_init(&c2);
+	vgpu_cmd_fill(&c1, b.va, b.size, 0x11111111);
+	vgpu_cmd_checksum(&c2, b.va, b.size, self->res.va);
+	ASSERT_EQ(0, vgpu_submit(&self->dev, 0, &c1, NULL, 0, s1));
+	ASSERT_EQ(0, vgpu_submit(&self->dev, last, &c2, &s1, 1, s2));
+	ASSERT_EQ(0, vgpu_syncobj_wait(&self->dev, s2, 30 * SEC));
+	EXPECT_EQ(1, vgpu_syncobj_status(&self->dev, s2));
+	memset(b.cpu, 0x11, b.size);	/* same bytes: the expected sum */
+	EXPECT_EQ(vgpu_fnv1a64(b.cpu, b.size), *(uint64_t *)self->res.cpu);
+	EXPECT_EQ(0, vgpu_bo_wait(&self->dev, b.bo, SEC));
+	vgpu_cmd_fini(&c1);
+	vgpu_cmd_fini(&c2);
+	buf_destroy(&self->dev, &b);
+}
+
+TEST_F(exec, cmds_from_bo)
+{
+	struct buf b, cmdbuf;
+	struct vgpu_cmd cmd;
+	struct drm_vgpu_exec ex = {
+		.flags = DRM_VGPU_EXEC_CMDS_BO,
+	};
+	uint32_t sync;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, buf_create(&self->dev, &cmdbuf, 64 * 1024, variant->place,
+				2ull << 32, VGPU_MAP_R));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, b.va, b.size, 0xabcdabcd);
+	memcpy((char *)cmdbuf.cpu + 256, cmd.dw, cmd.len * 4);
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &sync));
+	ex.cmds_handle = cmdbuf.bo;
+	ex.cmds_offset = 256;
+	ex.cmds_size = cmd.len * 4;
+	ex.out_sync = sync;
+	ASSERT_EQ(0, vgpu_exec(&self->dev, &ex)) TH_LOG("errno %d", errno);
+	ASSERT_EQ(0, vgpu_syncobj_wait(&self->dev, sync, 30 * SEC));
+	EXPECT_EQ(0xabcdabcd, ((uint32_t *)b.cpu)[100]);
+	vgpu_cmd_fini(&cmd);
+}
+
+/* ------------------------------------------------------------- faults --- */
+
+TEST_F(exec, fault_on_unmapped_bans_vm_only)
+{
+	struct vgpu_dev other;
+	struct buf b;
+	struct vgpu_cmd cmd;
+	struct drm_vgpu_query_vm q;
+
+	ASSERT_EQ(0, vgpu_open(&other));
+	ASSERT_EQ(0, buf_create(&other, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, 3ull << 32, 4096, 1);	/* nothing mapped there */
+	EXPECT_EQ(-EFAULT, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+	vgpu_query_vm(&self->dev, &q);
+	EXPECT_TRUE(q.state & DRM_VGPU_VM_STATE_BANNED);
+	EXPECT_LE(1, q.gpu_faults);
+	EXPECT_LE(1, q.jobs_failed);
+	EXPECT_EQ(-ECANCELED, vgpu_submit(&self->dev, 0, &cmd, NULL, 0, 0));
+	EXPECT_EQ(-ECANCELED, vgpu_vm_unmap(&self->dev, 1ull << 32, 4096));
+
+	/* The other VM, same queue, carries on. */
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_fill(&cmd, b.va, b.size, 0x77);
+	EXPECT_EQ(0, vgpu_run(&other, 0, &cmd, 30 * SEC));
+	EXPECT_EQ(0x77, ((uint32_t *)b.cpu)[0]);
+	vgpu_query_vm(&other, &q);
+	EXPECT_FALSE(q.state & DRM_VGPU_VM_STATE_BANNED);
+	vgpu_cmd_fini(&cmd);
+	vgpu_close(&other);
+}
+
+TEST_F(exec, write_through_readonly_mapping_faults)
+{
+	struct buf b;
+	struct vgpu_cmd cmd;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_R));
+	memset(b.cpu, 0x42, b.size);
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, b.va, 4096, 0);
+	EXPECT_EQ(-EFAULT, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+	EXPECT_EQ(0x42424242, ((uint32_t *)b.cpu)[0]);
+	vgpu_cmd_fini(&cmd);
+}
+
+/* Another process cannot use our handles, and its GPU cannot see our memory. */
+TEST_F(exec, isolation_between_processes)
+{
+	struct buf b;
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	memset(b.cpu, 0x33, b.size);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct vgpu_dev dev;
+		struct vgpu_cmd cmd;
+		uint32_t h;
+		int fails = 0;
+
+		if (vgpu_open(&dev))
+			_exit(10);
+		/* Handles are per file. */
+		fails += vgpu_bo_close(&dev, b.bo) != -EINVAL;
+		fails += vgpu_vm_map(&dev, b.bo, 0, b.va, 4096, VGPU_MAP_RW) != -ENOENT;
+		/* Same VA, own VM: nothing there. */
+		vgpu_cmd_init(&cmd);
+		vgpu_cmd_fill(&cmd, b.va, 4096, 0xdead);
+		fails += vgpu_run(&dev, 0, &cmd, 30 * SEC) != -EFAULT;
+		vgpu_cmd_fini(&cmd);
+		fails += vgpu_bo_create(&dev, 4096, VGPU_PLACE_VRAM, 0, &h) != -ECANCELED &&
+			 0;
+		vgpu_close(&dev);
+		_exit(fails);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0x33333333, ((uint32_t *)b.cpu)[0]);
+	EXPECT_FALSE(vgpu_query_vm(&self->dev, &(struct drm_vgpu_query_vm){0}));
+}
+
+/* ----------------------------------------------------------- timeouts --- */
+
+TEST_F(exec, hang_times_out_other_queues_carry_on)
+{
+	struct buf b;
+	struct vgpu_cmd hang, work;
+	uint32_t s_hang;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "once is enough");
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, VGPU_PLACE_SYSTEM,
+				1ull << 32, VGPU_MAP_RW));
+	vgpu_cmd_init(&hang);
+	vgpu_cmd_init(&work);
+	vgpu_cmd_wait(&hang, b.va, 1);		/* never true */
+	vgpu_cmd_fill(&work, b.va + 4096, 4096, 0x99);
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &s_hang));
+	ASSERT_EQ(0, vgpu_submit(&self->dev, 0, &hang, NULL, 0, s_hang));
+	/* Another queue works while queue 0 hangs. */
+	EXPECT_EQ(0, vgpu_run(&self->dev, 1, &work, 2 * SEC));
+	EXPECT_EQ(0x99, ((uint32_t *)b.cpu)[1024]);
+	ASSERT_EQ(0, vgpu_syncobj_wait(&self->dev, s_hang, 60 * SEC));
+	EXPECT_EQ(-ETIMEDOUT, vgpu_syncobj_status(&self->dev, s_hang));
+	/* A hang is not a fault: the VM is still usable, even queue 0. */
+	vgpu_cmd_reset(&work);
+	vgpu_cmd_fill(&work, b.va + 8192, 4096, 0x98);
+	EXPECT_EQ(0, vgpu_run(&self->dev, 0, &work, 30 * SEC));
+	EXPECT_EQ(0x98, ((uint32_t *)b.cpu)[2048]);
+	vgpu_cmd_fini(&hang);
+	vgpu_cmd_fini(&work);
+}
+
+TEST_F(exec, bad_command_fails_job_with_eio)
+{
+	struct vgpu_cmd cmd;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "once is enough");
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_nop(&cmd, 1);
+	cmd.dw[0] = VGPU_CMD_HEADER(0x7f, 0, 1);	/* unknown opcode */
+	EXPECT_EQ(-EIO, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_nop(&cmd, 4);
+	EXPECT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+	vgpu_cmd_fini(&cmd);
+}
+
+/* ------------------------------------------------ counters and leaves --- */
+
+static uint64_t walks_for_touch(struct vgpu_dev *dev, struct buf *b, uint64_t va)
+{
+	struct drm_vgpu_query_vm q0, q1;
+	struct vgpu_cmd cmd;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_touch(&cmd, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, va,
+		       b->size, 0, 0, 0, 1);
+	vgpu_query_vm(dev, &q0);
+	if (vgpu_run(dev, 0, &cmd, 30 * SEC))
+		return ~0ull;
+	vgpu_query_vm(dev, &q1);
+	vgpu_cmd_fini(&cmd);
+	return q1.device[VGPU_CTR_WALKS] - q0.device[VGPU_CTR_WALKS];
+}
+
+TEST_F(exec, huge_leaves_cut_walks)
+{
+	struct buf b;
+	uint64_t w2m, w4k, va4k = 5ull << 32;
+
+	if (!(self->dev.page_sizes & (2 * MiB)))
+		SKIP(return, "no 2 MiB pages");
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 8 * MiB, variant->place,
+				4ull << 32, VGPU_MAP_RW));
+	/* The same BO at a VA that only allows 4 KiB pages. */
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, b.bo, 0, va4k + 4096, b.size - 4096,
+				 VGPU_MAP_RW));
+	w2m = walks_for_touch(&self->dev, &b, b.va);
+	b.size -= 4096;
+	w4k = walks_for_touch(&self->dev, &b, va4k + 4096);
+	TH_LOG("%s: sequential read of 8 MiB: %llu walks with 2 MiB leaves, %llu with 4 KiB",
+	       variant->place == VGPU_PLACE_VRAM ? "VRAM" : "system",
+	       (unsigned long long)w2m, (unsigned long long)w4k);
+	if (variant->place == VGPU_PLACE_VRAM) {
+		EXPECT_GE(8, w2m);
+		EXPECT_LE(2000, w4k);
+	}
+	EXPECT_LT(w2m, w4k);
+}
+
+TEST_F(exec, strict_counters_stay_zero)
+{
+	struct drm_vgpu_query_counters c;
+
+	ASSERT_EQ(0, vgpu_query_counters(&self->dev, &c));
+	if (!(self->dev.caps & VGPU_CAPS_STRICT))
+		TH_LOG("device not in strict mode (--prop strict=on): counters zero by construction");
+	TH_LOG("stale TLB uses %llu, bad-context work %llu, walks %llu, invalidations %llu",
+	       (unsigned long long)c.counters[VGPU_CTR_STRICT_STALE],
+	       (unsigned long long)c.counters[VGPU_CTR_STRICT_BAD_CONTEXT],
+	       (unsigned long long)c.counters[VGPU_CTR_WALKS],
+	       (unsigned long long)c.counters[VGPU_CTR_INVALIDATIONS]);
+	EXPECT_EQ(0, c.counters[VGPU_CTR_STRICT_STALE]);
+	EXPECT_EQ(0, c.counters[VGPU_CTR_STRICT_BAD_CONTEXT]);
+}
+
+/* More VMs than hardware contexts, all running jobs. */
+TEST_F(exec, more_vms_than_contexts)
+{
+	int n = self->dev.num_contexts + 8, i, ok = 0;
+	struct vgpu_dev *devs = calloc(n, sizeof(*devs));
+	struct buf *bufs = calloc(n, sizeof(*bufs));
+	uint64_t switches = 0;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "once is enough");
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, vgpu_open(&devs[i]));
+		ASSERT_EQ(0, buf_create(&devs[i], &bufs[i], 4096, VGPU_PLACE_SYSTEM,
+					1ull << 32, VGPU_MAP_RW));
+	}
+	for (int round = 0; round < 2; round++) {
+		for (i = 0; i < n; i++) {
+			struct vgpu_cmd cmd;
+
+			vgpu_cmd_init(&cmd);
+			vgpu_cmd_fill(&cmd, bufs[i].va, 4096, i + round);
+			ok += vgpu_run(&devs[i], i % devs[i].exec_queues, &cmd, 30 * SEC) == 0 &&
+			      ((uint32_t *)bufs[i].cpu)[0] == (uint32_t)(i + round);
+			vgpu_cmd_fini(&cmd);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct drm_vgpu_query_vm q;
+
+		vgpu_query_vm(&devs[i], &q);
+		switches += q.context_switches;
+		vgpu_close(&devs[i]);
+	}
+	EXPECT_EQ(2 * n, ok);
+	TH_LOG("%d VMs on %u contexts: %llu context acquisitions for %d jobs", n,
+	       self->dev.num_contexts, (unsigned long long)switches, 2 * n);
+	EXPECT_LE(n + 8, switches);
+	free(devs);
+	free(bufs);
+}
+
+/* ------------------------------------------------------------- errnos --- */
+
+TEST_F(exec, bad_args)
+{
+	uint32_t nop = VGPU_CMD_HEADER(VGPU_OP_NOP, 0, 1), bad_sync = 0x7ffff;
+	struct drm_vgpu_exec ok = {
+		.cmds = (uintptr_t)&nop, .cmds_size = 4,
+	}, ex;
+	int fd = self->dev.fd;
+
+	ex = ok;
+	EXPECT_EQ(0, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.vm_id = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.pad = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.reserved = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.flags = 2;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.queue = self->dev.exec_queues;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.cmds_size = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.cmds_size = 6;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.cmds_size = DRM_VGPU_EXEC_MAX_CMDS_SIZE + 4;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.num_in_syncs = DRM_VGPU_EXEC_MAX_SYNCS + 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.cmds_handle = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.cmds_offset = 4;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.cmds = 0;
+	EXPECT_ERRNO(EFAULT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.cmds = 16;
+	EXPECT_ERRNO(EFAULT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.num_in_syncs = 1; ex.in_syncs = 0;
+	EXPECT_ERRNO(EFAULT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.num_in_syncs = 1; ex.in_syncs = (uintptr_t)&bad_sync;
+	EXPECT_ERRNO(ENOENT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.out_sync = bad_sync;
+	EXPECT_ERRNO(ENOENT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.flags = DRM_VGPU_EXEC_CMDS_BO; ex.cmds = 0;
+	ex.cmds_handle = 0x7fffff;
+	EXPECT_ERRNO(ENOENT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex.cmds_handle = self->res.bo; ex.cmds_offset = 4096;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex.cmds_offset = 2;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	EXPECT_ERRNO(EFAULT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, NULL));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,363 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fault-inject.sh - fail every allocation on vgpu's driver paths, one at a
+# time, and check that each failure ends cleanly.  Prints TAP.
+#
+# Usage (in a debug-kernel guest, vgpu.ko loaded):
+#   sh fault-inject.sh [TEST...]      default: all tests, in this order
+#
+#   probe        sweep device probe (unbind, then bind under injection)
+#   open         sweep open() of the render node
+#   get-param    sweep DRM_IOCTL_VGPU_GET_PARAM
+#   random       probabilistic: failslab + fail_page_alloc at 10%, limited
+#                to the test process by task-filter/make-it-fail, over
+#                bind/unbind, open and ioctl loops
+#   reload       rmmod + modprobe vgpu after all of the above
+#
+# A sweep runs the operation with /proc/<tid>/fail-nth = 1, 2, 3, ...:
+# run N makes the Nth allocation the operation reaches fail (failslab and
+# fail_page_alloc, sleeping allocations included), until a run completes
+# without reaching N.  Only allocations made with a vgpu.ko function on
+# the stack count, and none made inside the ACPI interpreter (stack
+# filter ranges, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER): the first keeps
+# the sweep on vgpu's paths (what vgpu calls, DRM and TTM included), the
+# second keeps out ACPICA, which is not robust against failed allocations
+# (use-after-free of AML operands when _PRT evaluation for
+# pci_enable_device() fails; not ours to fix).  Each run must either succeed (the failure was
+# absorbed) or return an errno; a probe that failed must leave the device
+# unbound, and a later bind must succeed.  Each test also fails on a new
+# WARNING/BUG/KASAN/lockdep/ODEBUG line in the kernel log; the launcher
+# adds a kmemleak scan at the end.  Each sweep prints one "# " line with
+# the number of injection points visited and the errnos returned.
+#
+# Environment: FI_MAX (sweep limit, default 3000), FI_STEP (visit every
+# FI_STEP-th injection point, default 1), FI_HELPER (default
+# vgpu-failnth on PATH or beside this script).  Skips on kernels without
+# fault injection (Debian's).  Note: reads and clears the kernel ring
+# buffer (dmesg -c); what it clears is kept in /tmp/fault-inject.dmesg
+# and the console log has everything.
+
+FI_MAX=${FI_MAX:-3000}
+FI_STEP=${FI_STEP:-1}
+dbg=/sys/kernel/debug
+drv=/sys/bus/pci/drivers/vgpu
+here=$(cd "$(dirname "$0")" && pwd)
+helper=${FI_HELPER:-$(command -v vgpu-failnth || echo "$here/vgpu-failnth")}
+splat='WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular|possible recursive|INFO: possible|ODEBUG:|kmemleak:|Call Trace'
+
+n=0 failed=0
+tap() {	# tap ok|not-ok NAME [DIRECTIVE]
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n $2${3:+ # $3}"
+	else
+		echo "not ok $n $2${3:+ # $3}"
+		failed=1
+	fi
+}
+diag() { echo "# $*"; }
+
+[ -d $dbg/failslab ] || mount -t debugfs debugfs $dbg 2>/dev/null
+if [ ! -d $dbg/failslab ] || [ ! -d $dbg/fail_page_alloc ] ||
+   [ ! -e /proc/self/fail-nth ]; then
+	echo "ok 1 fault-inject # SKIP kernel $(uname -r) has no failslab/fail_page_alloc"
+	echo "1..1"
+	exit 0
+fi
+if [ ! -x "$helper" ]; then
+	echo "not ok 1 fault-inject: helper vgpu-failnth not found"
+	echo "1..1"
+	exit 1
+fi
+
+# ---- configuration -------------------------------------------------------
+
+# Both capabilities: sleeping allocations included, no size/order limits,
+# quiet (a stack dump per injected fault would drown the log), and, for
+# the probabilistic test, only tasks with make-it-fail set.
+fi_defaults() {
+	for a in failslab fail_page_alloc; do
+		echo 0 > $dbg/$a/probability
+		echo 1 > $dbg/$a/interval
+		echo -1 > $dbg/$a/times
+		echo 0 > $dbg/$a/space
+		echo 0 > $dbg/$a/verbose
+		echo Y > $dbg/$a/task-filter
+		echo N > $dbg/$a/ignore-gfp-wait
+	done
+	echo N > $dbg/failslab/cache-filter
+	echo N > $dbg/fail_page_alloc/ignore-gfp-highmem
+	echo 0 > $dbg/fail_page_alloc/min-order
+	fi_ranges
+}
+
+# "start end" of the ACPI code in the kernel text (ACPICA and the ACPI
+# drivers linked around it), from /proc/kallsyms; empty without ACPI.
+acpi_range=$(awk '
+	$3 == "_stext" { text = $1 } $3 == "_etext" { etext = $1 }
+	$2 ~ /^[tT]$/ && $3 ~ /^acpi_(ds|ev|ex|hw|ns|ps|rs|tb|ut)_/ { a[++n] = $1 }
+	END {
+		for (i = 1; i <= n; i++) {
+			if (a[i] < text || a[i] >= etext) continue
+			if (lo == "" || a[i] < lo) lo = a[i]
+			if (hi == "" || a[i] > hi) hi = a[i]
+		}
+		# hi is the start of the last function: reach past its end
+		if (lo != "") print "0x" lo, "0x" substr(hi, 1, 12) "ffff"
+	}' /proc/kallsyms 2>/dev/null)
+
+# "start end" of vgpu.ko in memory: text base and total size from
+# /proc/modules (the range may cover vgpu's data too, which no return
+# address points into).  Module space is in the top 2 GiB, so the upper
+# 32 bits are all ones and the sum is done on the lower half.
+vgpu_range() {
+	awk '$1 == "vgpu" { print $6, $2 }' /proc/modules | {
+		read base size || return
+		lo=$(echo "$base" | cut -c11-18)
+		printf '%s 0xffffffff%08x\n' "$base" $((0x$lo + size))
+	}
+}
+
+fi_ranges() {
+	rs=0 re=0xffffffffffffffff js=0 je=0
+	if [ -n "${FI_CONFINE:-}" ]; then
+		set -- $(vgpu_range)
+		[ $# = 2 ] && rs=$1 re=$2
+		set -- $acpi_range
+		[ $# = 2 ] && js=$1 je=$2
+	fi
+	for a in failslab fail_page_alloc; do
+		[ -e $dbg/$a/require-start ] || continue
+		echo 32 > $dbg/$a/stacktrace-depth
+		echo $rs > $dbg/$a/require-start
+		echo $re > $dbg/$a/require-end
+		echo $js > $dbg/$a/reject-start
+		echo $je > $dbg/$a/reject-end
+	done
+}
+
+# Restrict injection to one capability: fail-nth counts every enabled
+# injection point, so disable the other one outright.
+fi_only() {
+	FI_CONFINE=1
+	fi_defaults
+	case $1 in
+	failslab)	echo 64 > $dbg/fail_page_alloc/min-order ;;
+	fail_page_alloc) echo Y > $dbg/failslab/cache-filter ;;
+	both)		;;
+	esac
+}
+
+fi_off() {
+	FI_CONFINE=
+	fi_defaults
+	echo 0 > $dbg/failslab/probability
+	echo 0 > $dbg/fail_page_alloc/probability
+}
+
+# ---- kernel log ----------------------------------------------------------
+
+dmesg -c >> /tmp/fault-inject.dmesg 2>/dev/null
+
+# Prints new splat lines (and keeps the full new log); true if any.
+new_splats() {
+	dmesg -c > /tmp/fi.new 2>/dev/null
+	cat /tmp/fi.new >> /tmp/fault-inject.dmesg
+	grep -E "$splat" /tmp/fi.new | head -n 20 | sed 's/^/#   /'
+	grep -qE "$splat" /tmp/fi.new
+}
+
+# ---- the device ----------------------------------------------------------
+
+if [ ! -d $drv ]; then
+	modprobe vgpu || { tap not-ok "fault-inject: modprobe vgpu"; echo "1..$n"; exit 1; }
+fi
+bdf=
+for d in $drv/0000:*; do
+	[ -e "$d" ] && bdf=${d##*/} && break
+done
+if [ -z "$bdf" ]; then
+	echo "not ok 1 fault-inject: no device bound to vgpu"
+	echo "1..1"
+	exit 1
+fi
+
+render_node() {
+	for r in /sys/bus/pci/devices/$bdf/drm/renderD*; do
+		[ -e "$r" ] && echo "/dev/dri/${r##*/}" && return 0
+	done
+	return 1
+}
+
+wait_render_node() {
+	i=0
+	while ! node=$(render_node) || [ ! -e "$node" ]; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && return 1
+		sleep 0.1
+	done
+	echo "$node"
+}
+
+bound() { [ -e $drv/$bdf ]; }
+
+# ---- sweeps --------------------------------------------------------------
+
+# sweep NAME CAPABILITY AFTER_EACH OP ARGS...
+# Runs the helper with -n 1, 2, ... until it reports fired=0.  AFTER_EACH
+# is a shell function called with the helper's exit status after each run;
+# it returns non-zero to flag a broken state.
+sweep() {
+	name=$1 cap=$2 after=$3
+	shift 3
+	fi_only "$cap"
+	k=0 errs= bad= done=
+	while [ $k -lt "$FI_MAX" ]; do
+		k=$((k + FI_STEP))
+		res=$("$helper" -n $k "$@" 2>&1)
+		rc=$?
+		case $res in
+		*fired=0*) done=1 ;;
+		esac
+		if [ $rc -gt 1 ]; then
+			bad="helper: status $rc: $res"
+			break
+		fi
+		if [ $rc = 1 ]; then
+			e=${res#result=}
+			e=${e%% *}
+			case ",$errs," in *",$e,"*) ;; *) errs=${errs:+$errs,}$e ;; esac
+		fi
+		if ! $after $rc; then
+			bad="run $k ($res): $state"
+			break
+		fi
+		[ -n "$done" ] && break
+	done
+	fi_off
+	diag "$name ($cap): $((k - 1)) injection points$([ "$FI_STEP" = 1 ] || echo " (every $FI_STEP)"), errors returned: ${errs:-none}"
+	if [ -n "$bad" ]; then
+		tap not-ok "fault-inject $name ($cap)"
+		diag "  $bad"
+		# A helper killed by the kernel (oops) may have died holding
+		# locks that every further test would block on: stop here.
+		if [ $rc -gt 2 ] || new_splats; then
+			echo "1..$n"
+			exit 1
+		fi
+	elif [ -z "$done" ]; then
+		tap not-ok "fault-inject $name ($cap)"
+		diag "  did not finish within FI_MAX=$FI_MAX injection points"
+	elif new_splats; then
+		tap not-ok "fault-inject $name ($cap): kernel log splat"
+	else
+		tap ok "fault-inject $name ($cap)"
+	fi
+}
+
+# After a bind attempt: failed -> still unbound; succeeded -> bound, with a
+# render node; then unbind for the next run.
+after_bind() {
+	if [ "$1" = 0 ]; then
+		if ! bound; then state="bind returned success, device unbound"; return 1; fi
+		if ! wait_render_node > /dev/null; then state="bound without a render node"; return 1; fi
+		echo "$bdf" > $drv/unbind || { state="unbind failed"; return 1; }
+	elif bound; then
+		state="bind failed but the device is bound"
+		return 1
+	fi
+	return 0
+}
+
+after_nothing() { return 0; }
+
+test_probe() {
+	for cap in failslab fail_page_alloc; do
+		echo "$bdf" > $drv/unbind || { tap not-ok "fault-inject probe: unbind"; return; }
+		sweep probe $cap after_bind write $drv/bind "$bdf"
+		bound || echo "$bdf" > $drv/bind
+		if ! bound || ! wait_render_node > /dev/null; then
+			tap not-ok "fault-inject probe ($cap): clean bind afterwards"
+			return
+		fi
+	done
+}
+
+test_open() {
+	node=$(wait_render_node) || { tap not-ok "fault-inject open: no render node"; return; }
+	for cap in failslab fail_page_alloc; do
+		sweep open $cap after_nothing open "$node"
+	done
+}
+
+test_get_param() {
+	node=$(wait_render_node) || { tap not-ok "fault-inject get-param: no render node"; return; }
+	for cap in failslab fail_page_alloc; do
+		sweep get-param $cap after_nothing get-param "$node"
+	done
+}
+
+# Probabilistic injection limited to the helper's task (task-filter):
+# every allocation fails with probability 10%.
+test_random() {
+	node=$(wait_render_node) || { tap not-ok "fault-inject random: no render node"; return; }
+	fi_only both
+	echo 10 > $dbg/failslab/probability
+	echo 10 > $dbg/fail_page_alloc/probability
+	out=$(
+		# make-it-fail is per task and survives exec: mark this
+		# subshell, whose children (the helper) inherit it
+		echo 1 > /proc/self/make-it-fail
+		"$helper" -r 200 open "$node"
+		"$helper" -r 200 get-param "$node"
+		i=0
+		while [ $i -lt 20 ]; do
+			echo "$bdf" > $drv/unbind 2>/dev/null
+			"$helper" write $drv/bind "$bdf" >/dev/null 2>&1
+			i=$((i + 1))
+		done
+	)
+	fi_off
+	echo "$out" | sed 's/^/# random: /'
+	bound || echo "$bdf" > $drv/bind
+	if ! bound || ! wait_render_node > /dev/null; then
+		tap not-ok "fault-inject random: device usable afterwards"
+	elif new_splats; then
+		tap not-ok "fault-inject random: kernel log splat"
+	else
+		tap ok "fault-inject random (failslab + fail_page_alloc, 10%, task-filter)"
+	fi
+}
+
+test_reload() {
+	if ! rmmod vgpu; then
+		tap not-ok "fault-inject reload: rmmod vgpu"
+		return
+	fi
+	if ! modprobe vgpu || ! wait_render_node > /dev/null; then
+		tap not-ok "fault-inject reload: modprobe vgpu"
+		return
+	fi
+	if new_splats; then
+		tap not-ok "fault-inject reload: kernel log splat"
+	else
+		tap ok "fault-inject reload"
+	fi
+}
+
+[ $# -gt 0 ] || set -- probe open get-param random reload
+fi_off
+for t in "$@"; do
+	case $t in
+	probe)		test_probe ;;
+	open)		test_open ;;
+	get-param)	test_get_param ;;
+	random)		test_random ;;
+	reload)		test_reload ;;
+	*)		tap not-ok "fault-inject: unknown test '$t'" ;;
+	esac
+done
+fi_off
+echo "1..$n"
+exit $failed
