@@ -26,7 +26,9 @@ rm -f "$OUT"/*.tap "$OUT"/*.log
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=(qtest guest)
 
-# Guest configurations: "flavour vram visible".
+# Guest configurations: "flavour vram visible".  Every guest runs the
+# device in strict mode, so a stale-TLB use anywhere in the suite shows up
+# in the strict counters that tests/guest/check-strict.sh asserts are zero.
 GUEST_CONFIGS=${VGPU_GUEST_CONFIGS:-"debian 64M 64M
 debian 256M 256M
 debian 256M 64M"}
@@ -63,7 +65,8 @@ run_guest() {
 			}
 		fi
 		"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
-			--visible "$visible" --timeout "${VGPU_GUEST_TIMEOUT:-900}" \
+			--visible "$visible" --prop strict=on \
+			--timeout "${VGPU_GUEST_TIMEOUT:-900}" \
 			--quiet-log -- sh tests/run-suite.sh \
 			> "$OUT/$name.log" 2>&1
 		st=$?
