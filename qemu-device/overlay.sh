@@ -13,7 +13,8 @@
 #   hw/meson.build          subdir('vgpu')
 #   meson.build             'hw/vgpu' in trace_events_subdirs
 #   tests/qtest/meson.build vgpu-test in qtests_x86_64 (ninja target
-#                           tests/qtest/vgpu-test)
+#                           tests/qtest/vgpu-test), and its sources
+#                           besides vgpu-test.c in the qtests dictionary
 # Every edit is guarded by a grep, so running it twice changes nothing.
 
 set -euo pipefail
@@ -53,8 +54,22 @@ fi
 # 5. tests/qtest/meson.build: build vgpu-test for x86_64 when the device
 #    is configured in.
 qm=$src/tests/qtest/meson.build
-if ! grep -q "vgpu-test" "$qm"; then
+if ! grep -q "has_key('CONFIG_VGPU')" "$qm"; then
 	grep -q "^qtests_x86_64 = qtests_i386" "$qm" ||
 		die "cannot find qtests_x86_64 in $qm"
 	sed -i "s|^qtests_x86_64 = qtests_i386|qtests_x86_64 = qtests_i386 + \\\\\n  (config_all_devices.has_key('CONFIG_VGPU') ? ['vgpu-test'] : [])|" "$qm"
+fi
+
+# 6. tests/qtest/meson.build: the other sources of vgpu-test (the helper
+#    library and the topic files), as the qtests dictionary allows:
+#    qtests += {'vgpu-test': files(...)}.  The line is marked and rewritten
+#    on every run, so adding a topic file needs no manual step.
+srcs=$(cd "$top/tests/qtest" && ls libvgpu-qtest.c vgpu-test-*.c 2>/dev/null |
+	sed "s/.*/'&'/" | paste -sd, - | sed 's/,/, /g')
+line="qtests += {'vgpu-test': files($srcs)}  # vgpu (overlay.sh)"
+if ! grep -qxF "$line" "$qm"; then
+	grep -q "^qtest_executables = {}" "$qm" ||
+		die "cannot find qtest_executables in $qm"
+	sed -i "/# vgpu (overlay.sh)\$/d" "$qm"
+	sed -i "s|^qtest_executables = {}|$line\n\nqtest_executables = {}|" "$qm"
 fi

@@ -9,6 +9,11 @@
  * queue, so a fault answered by REPLAY resumes exactly where it stopped
  * and a command longer than a time slice continues in the next one.
  *
+ * Commands come from a stream: the queue's ring, or the indirect stream of
+ * a CALL, read through the queue's context like any data (so a bad stream
+ * faults, and REPLAY refetches the command it stopped at).  A CALL inside a
+ * CALL is a CALL_NESTED error.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -30,13 +35,15 @@ static const VGPUCmdDesc vgpu_cmds[] = {
     [VGPU_OP_COPY] = { "COPY", VGPU_COPY_LEN, true, 0 },
     [VGPU_OP_FILL] = { "FILL", VGPU_FILL_LEN, true, 0 },
     [VGPU_OP_WRITE] = { "WRITE", VGPU_WRITE_LEN_MIN, false, 0 },
-    [VGPU_OP_FENCE] = { "FENCE", VGPU_FENCE_LEN, true, VGPU_FENCE_FLAG_IRQ },
+    [VGPU_OP_FENCE] = { "FENCE", VGPU_FENCE_LEN, true,
+                        VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE },
     [VGPU_OP_WAIT] = { "WAIT", VGPU_WAIT_LEN, true, 0 },
     [VGPU_OP_TIMESTAMP] = { "TIMESTAMP", VGPU_TIMESTAMP_LEN, true, 0 },
     [VGPU_OP_TOUCH] = { "TOUCH", VGPU_TOUCH_LEN, true,
                         VGPU_TOUCH_FLAG_PATTERN_MASK |
                         VGPU_TOUCH_FLAG_ACCESS_MASK },
     [VGPU_OP_CHECKSUM] = { "CHECKSUM", VGPU_CHECKSUM_LEN, true, 0 },
+    [VGPU_OP_CALL] = { "CALL", VGPU_CALL_LEN, true, 0 },
 };
 
 static uint64_t arg64(const VGPUCmd *cmd, int i)
@@ -90,6 +97,8 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
         *why = "WRITE destination must be 4-byte aligned";
         return !(arg64(cmd, 0) & 3);
     case VGPU_OP_FENCE:
+        *why = "address must be 8-byte aligned";
+        return (flags & VGPU_FENCE_FLAG_NOWRITE) || !(arg64(cmd, 0) & 7);
     case VGPU_OP_WAIT:
     case VGPU_OP_TIMESTAMP:
         *why = "address must be 8-byte aligned";
@@ -97,6 +106,9 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
     case VGPU_OP_CHECKSUM:
         *why = "CHECKSUM destination must be 8-byte aligned";
         return !(arg64(cmd, 4) & 7);
+    case VGPU_OP_CALL:
+        *why = "CALL stream must be 4-byte aligned";
+        return !(arg64(cmd, 0) & 3);
     case VGPU_OP_TOUCH:
         *why = "TOUCH range must be a non-empty run of 64-byte lines";
         if ((arg64(cmd, 0) | arg64(cmd, 2)) % VGPU_TOUCH_LINE ||
@@ -140,6 +152,12 @@ uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q)
         return VGPU_QUEUE_ERROR_OPCODE;
     }
     d = &vgpu_cmds[op];
+    if (op == VGPU_OP_CALL && q->in_call) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: CALL at stream "
+                      "offset 0x%x inside the CALL at 0x%x\n", qi,
+                      cmd->offset, q->call_ring_offset);
+        return VGPU_QUEUE_ERROR_CALL_NESTED;
+    }
     if (d->fixed ? cmd->len != d->len : cmd->len < d->len) {
         qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x has "
                       "length %u, needs %s%u\n", qi, d->name, cmd->offset,
@@ -156,6 +174,13 @@ uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q)
         qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x: %s\n",
                       qi, d->name, cmd->offset, why);
         return VGPU_QUEUE_ERROR_ARGUMENT;
+    }
+    if (op == VGPU_OP_CALL &&
+        (!cmd->arg[2] || cmd->arg[2] > VGPU_CALL_SIZE_MAX_DW)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: CALL at 0x%x has a "
+                      "stream of %u dwords, allowed 1..%u\n", qi,
+                      cmd->offset, cmd->arg[2], VGPU_CALL_SIZE_MAX_DW);
+        return VGPU_QUEUE_ERROR_LENGTH;
     }
     switch (op) {
     case VGPU_OP_CHECKSUM:
@@ -230,6 +255,54 @@ static bool vgpu_va_write64(VGPUState *s, VGPUQueue *q, uint64_t va,
     uint64_t le = cpu_to_le64(val);
 
     return vgpu_va_write(s, q, va, &le, sizeof(le));
+}
+
+/* ------------------------------------------------------------ Streams --- */
+
+/*
+ * Read @n dwords at byte offset @off of the stream queue @q runs from: its
+ * ring (wrapping at the end), or the stream of the CALL in flight, through
+ * the queue's context.  The dwords come back in host order.  False: the
+ * queue went into ERROR (ring not readable) or STALLED (a fault reading
+ * the stream); nothing was changed.
+ */
+bool vgpu_cmd_stream_read(VGPUState *s, VGPUQueue *q, uint32_t off,
+                          uint32_t *buf, uint32_t n)
+{
+    uint64_t len = (uint64_t)n * 4, done = 0;
+    uint32_t i;
+
+    if (!q->in_call) {
+        off &= q->ring_size - 1;
+        if (!vgpu_ring_read(s, q, off, buf, n)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring not "
+                          "readable at offset 0x%x\n",
+                          vgpu_queue_index(s, q), off);
+            vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+            return false;
+        }
+        return true;
+    }
+    while (done < len) {
+        uint64_t va = q->call_va + off + done;
+        VGPUXlate x;
+        uint64_t chunk;
+
+        if (!vgpu_xlate(s, q, va, VGPU_ACCESS_READ, &x)) {
+            return false;
+        }
+        chunk = MIN(len - done, x.avail);
+        if (!vgpu_mem_read(s, q->context, &x, (uint8_t *)buf + done,
+                           chunk)) {
+            vgpu_access_fault(s, q, va, VGPU_ACCESS_READ, &x);
+            return false;
+        }
+        done += chunk;
+    }
+    for (i = 0; i < n; i++) {
+        buf[i] = le32_to_cpu(buf[i]);
+    }
+    return true;
 }
 
 /* ----------------------------------------------------------- Commands --- */
@@ -322,12 +395,8 @@ static VGPUCmdStatus vgpu_cmd_write(VGPUState *s, VGPUQueue *q,
             return VGPU_CMD_BLOCKED;
         }
         n = MIN(size - cmd->done, MIN(xd.avail, VGPU_BOUNCE_SIZE));
-        off = (cmd->offset + 12 + cmd->done) & (q->ring_size - 1);
-        if (!vgpu_ring_read(s, q, off, data, n / 4)) {
-            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring not "
-                          "readable at offset 0x%x\n",
-                          vgpu_queue_index(s, q), off);
-            vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+        off = cmd->offset + 12 + cmd->done;
+        if (!vgpu_cmd_stream_read(s, q, off, data, n / 4)) {
             return VGPU_CMD_BLOCKED;
         }
         for (i = 0; i < n / 4; i++) {
@@ -349,7 +418,8 @@ static VGPUCmdStatus vgpu_cmd_fence(VGPUState *s, VGPUQueue *q)
     unsigned qi = vgpu_queue_index(s, q);
     uint64_t seqno = arg64(cmd, 2);
 
-    if (!vgpu_va_write64(s, q, arg64(cmd, 0), seqno)) {
+    if (!(vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_NOWRITE) &&
+        !vgpu_va_write64(s, q, arg64(cmd, 0), seqno)) {
         return VGPU_CMD_BLOCKED;
     }
     q->fence = seqno;
@@ -488,6 +558,20 @@ static VGPUCmdStatus vgpu_cmd_checksum(VGPUState *s, VGPUQueue *q,
     return VGPU_CMD_DONE;
 }
 
+/* Enter the CALL's stream: the next command comes from its start. */
+static VGPUCmdStatus vgpu_cmd_call(VGPUState *s, VGPUQueue *q)
+{
+    VGPUCmd *cmd = &q->cmd;
+
+    q->in_call = true;
+    q->call_ring_offset = cmd->offset;
+    q->call_va = arg64(cmd, 0);
+    q->call_size = cmd->arg[2] * 4;
+    q->call_pos = 0;
+    trace_vgpu_call(vgpu_queue_index(s, q), q->call_va, q->call_size);
+    return VGPU_CMD_CALL;
+}
+
 VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget)
 {
     switch (VGPU_FIELD_GET(q->cmd.header, VGPU_CMD_OPCODE)) {
@@ -509,6 +593,8 @@ VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget)
         return vgpu_cmd_touch(s, q, budget);
     case VGPU_OP_CHECKSUM:
         return vgpu_cmd_checksum(s, q, budget);
+    case VGPU_OP_CALL:
+        return vgpu_cmd_call(s, q);
     default:
         g_assert_not_reached();     /* vgpu_cmd_decode() refused it */
     }

@@ -17,6 +17,13 @@
  * are re-polled each pass, or by a timer when nothing else runs.  While
  * the VM is stopped nothing runs.
  *
+ * A CALL makes the queue run an indirect stream in memory (through its
+ * context, see vgpu-cmd.c) before the ring continues: HEAD stays on the
+ * CALL until the stream's last command completed, and CMD_OFFSET names the
+ * CALL while CALL_OFFSET names the command inside the stream.  A fault in
+ * the stream stalls the queue as anywhere else; REPLAY resumes at the
+ * faulting command, CANCEL aborts the whole CALL.
+ *
  * Queue states: DISABLED -> (ENABLE) IDLE <-> RUNNING, RUNNING -> WAITING
  * (a WAIT not yet satisfied), RUNNING -> STALLED (a fault; REPLAY resumes,
  * CANCEL aborts the command into ERROR), RUNNING -> ERROR (a bad command or
@@ -76,36 +83,41 @@ bool vgpu_ring_read(VGPUState *s, VGPUQueue *q, uint32_t off,
     return true;
 }
 
-/* Decode the command at HEAD.  False: the queue went into ERROR. */
+/*
+ * Decode the next command: at HEAD, or at the current offset of the CALL's
+ * stream.  False: the queue went into ERROR, or STALLED on a fault reading
+ * the stream.
+ */
 static bool vgpu_queue_fetch(VGPUState *s, VGPUQueue *q)
 {
     unsigned qi = vgpu_queue_index(s, q);
-    uint32_t avail = (q->tail - q->head) & (q->ring_size - 1);
+    uint32_t off = q->in_call ? q->call_pos : q->head;
+    uint32_t avail = q->in_call ? q->call_size - q->call_pos
+                                : (q->tail - q->head) & (q->ring_size - 1);
     VGPUCmd *cmd = &q->cmd;
     uint32_t cause;
 
     memset(cmd, 0, sizeof(*cmd));
-    cmd->offset = q->head;
-    if (!vgpu_ring_read(s, q, q->head, &cmd->header, 1)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring not readable "
-                      "at offset 0x%x\n", qi, q->head);
-        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+    cmd->offset = off;
+    if (!vgpu_cmd_stream_read(s, q, off, &cmd->header, 1)) {
         return false;
     }
     cmd->len = VGPU_FIELD_GET(cmd->header, VGPU_CMD_LEN);
-    trace_vgpu_cmd_fetch(qi, q->head, cmd->header);
+    if (q->in_call) {
+        trace_vgpu_call_fetch(qi, off, cmd->header);
+    } else {
+        trace_vgpu_cmd_fetch(qi, off, cmd->header);
+    }
     if (!cmd->len || (uint64_t)cmd->len * 4 > avail) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: command at 0x%x has "
-                      "length %u dwords, %u bytes submitted\n",
-                      qi, q->head, cmd->len, avail);
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: command at %s "
+                      "offset 0x%x has length %u dwords, %u bytes %s\n", qi,
+                      q->in_call ? "stream" : "ring", off, cmd->len, avail,
+                      q->in_call ? "left in the stream" : "submitted");
         vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_LENGTH);
         return false;
     }
-    if (!vgpu_ring_read(s, q, (q->head + 4) & (q->ring_size - 1), cmd->arg,
-                        MIN(cmd->len - 1, VGPU_CMD_MAX_ARGS))) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: ring not readable "
-                      "at offset 0x%x\n", qi, q->head);
-        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+    if (!vgpu_cmd_stream_read(s, q, off + 4, cmd->arg,
+                              MIN(cmd->len - 1, VGPU_CMD_MAX_ARGS))) {
         return false;
     }
     cause = vgpu_cmd_decode(s, q);
@@ -124,6 +136,25 @@ static bool vgpu_queue_fetch(VGPUState *s, VGPUQueue *q)
     return true;
 }
 
+/* The CALL's stream ran to its end: the CALL completes. */
+static void vgpu_queue_call_done(VGPUState *s, VGPUQueue *q)
+{
+    trace_vgpu_call_return(vgpu_queue_index(s, q), q->call_ring_offset);
+    q->in_call = false;
+    q->head = (q->call_ring_offset + VGPU_CALL_LEN * 4) & (q->ring_size - 1);
+    vgpu_count(s, q->context, VGPU_CTR_COMMANDS, 1);
+}
+
+/* Leave the CALL in flight, if any: it restarts or is skipped. */
+static void vgpu_queue_call_drop(VGPUQueue *q)
+{
+    q->in_call = false;
+    q->call_ring_offset = 0;
+    q->call_va = 0;
+    q->call_size = 0;
+    q->call_pos = 0;
+}
+
 /* One time slice of queue @q. */
 static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
 {
@@ -136,7 +167,11 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
         VGPUCmdStatus st;
 
         if (!q->busy) {
-            if (q->head == q->tail) {
+            if (q->in_call && q->call_pos == q->call_size) {
+                vgpu_queue_call_done(s, q);
+                continue;
+            }
+            if (!q->in_call && q->head == q->tail) {
                 q->state = VGPU_QUEUE_STATE_IDLE;
                 break;
             }
@@ -146,10 +181,18 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
             budget -= VGPU_CMD_COST;
         }
         st = vgpu_cmd_exec(s, q, &budget);
+        if (st == VGPU_CMD_CALL) {
+            q->busy = false;            /* next: the stream's first command */
+            continue;
+        }
         if (st != VGPU_CMD_DONE) {
             break;
         }
-        q->head = (q->cmd.offset + q->cmd.len * 4) & (q->ring_size - 1);
+        if (q->in_call) {
+            q->call_pos = q->cmd.offset + q->cmd.len * 4;
+        } else {
+            q->head = (q->cmd.offset + q->cmd.len * 4) & (q->ring_size - 1);
+        }
         q->busy = false;
         vgpu_count(s, q->context, VGPU_CTR_COMMANDS, 1);
     }
@@ -282,9 +325,12 @@ uint32_t vgpu_queue_read(VGPUState *s, unsigned qi, hwaddr reg)
         return q->tail;
     case VGPU_QUEUE_STATUS:
         return VGPU_FIELD_PREP(VGPU_QUEUE_STATUS_STATE, q->state) |
-               VGPU_FIELD_PREP(VGPU_QUEUE_STATUS_ERROR, q->error);
+               VGPU_FIELD_PREP(VGPU_QUEUE_STATUS_ERROR, q->error) |
+               (q->in_call ? VGPU_QUEUE_STATUS_IN_CALL : 0);
     case VGPU_QUEUE_CMD_OFFSET:
-        return q->cmd.offset;
+        return q->in_call ? q->call_ring_offset : q->cmd.offset;
+    case VGPU_QUEUE_CALL_OFFSET:
+        return q->in_call ? q->call_pos : 0;
     case VGPU_QUEUE_FAULT_INFO:
         return q->fault_info;
     default:
@@ -336,6 +382,7 @@ static void vgpu_queue_enable(VGPUState *s, VGPUQueue *q)
         return;
     }
     q->error = VGPU_QUEUE_ERROR_NONE;
+    vgpu_queue_call_drop(q);            /* a CALL restarts from HEAD */
     q->state = q->head != q->tail ? VGPU_QUEUE_STATE_RUNNING
                                   : VGPU_QUEUE_STATE_IDLE;
     vgpu_engine_kick(s);
@@ -353,17 +400,25 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         q->fault_va = 0;
         q->fault_info = 0;
         memset(&q->cmd, 0, sizeof(q->cmd));
+        vgpu_queue_call_drop(q);
         if (q->state != VGPU_QUEUE_STATE_DISABLED) {
             q->state = VGPU_QUEUE_STATE_IDLE;
         }
     }
     if (val & VGPU_QUEUE_CONTROL_DISABLE) {
         q->busy = false;            /* the command restarts on ENABLE */
+        vgpu_queue_call_drop(q);    /* so does a CALL, from its start */
         q->state = VGPU_QUEUE_STATE_DISABLED;
     }
     if ((val & VGPU_QUEUE_CONTROL_CANCEL) &&
         q->state == VGPU_QUEUE_STATE_STALLED) {
-        q->head = (q->cmd.offset + q->cmd.len * 4) & (q->ring_size - 1);
+        /* Inside a CALL the whole CALL is aborted. */
+        if (q->in_call) {
+            q->head = (q->call_ring_offset + VGPU_CALL_LEN * 4) &
+                      (q->ring_size - 1);
+        } else {
+            q->head = (q->cmd.offset + q->cmd.len * 4) & (q->ring_size - 1);
+        }
         vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CANCELLED);
     }
     if ((val & VGPU_QUEUE_CONTROL_REPLAY) &&

@@ -8,7 +8,8 @@
  *                  access through the VRAM and system apertures
  *   vgpu-engine.c  hardware queues: rings, doorbells, the round-robin
  *                  scheduler, queue states and errors
- *   vgpu-cmd.c     the commands a queue executes
+ *   vgpu-cmd.c     the commands a queue executes, and the streams (ring
+ *                  or CALL) it reads them from
  *   vgpu-fault.c   fault records and the fault buffer
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -94,7 +95,7 @@ typedef struct VGPUInval {
 /* The command a queue is executing, decoded once. */
 typedef struct VGPUCmd {
     uint32_t header;
-    uint32_t offset;        /* ring offset of the header */
+    uint32_t offset;        /* offset of the header in its stream */
     uint32_t len;           /* dwords, header included */
     uint32_t arg[VGPU_CMD_MAX_ARGS];
     uint64_t done;          /* progress: bytes or accesses */
@@ -118,6 +119,18 @@ typedef struct VGPUQueue {
     /* command in flight */
     bool busy;
     VGPUCmd cmd;
+
+    /*
+     * Indirect stream in flight: set by a CALL, cleared when its stream
+     * ends, by CANCEL, DISABLE, RESET and ENABLE.  While set, commands come
+     * from the stream (cmd.offset is a stream offset) and HEAD stays on
+     * the CALL.
+     */
+    bool in_call;
+    uint32_t call_ring_offset;  /* ring offset of the CALL */
+    uint64_t call_va;           /* stream start */
+    uint32_t call_size;         /* stream bytes */
+    uint32_t call_pos;          /* stream offset of the current command */
 
     /* derived, not migrated */
     VGPUTlb l1;
@@ -264,8 +277,11 @@ typedef enum VGPUCmdStatus {
     VGPU_CMD_DONE,          /* completed; advance the head */
     VGPU_CMD_YIELD,         /* budget used up; continue next slice */
     VGPU_CMD_BLOCKED,       /* queue left RUNNING (fault, wait, error) */
+    VGPU_CMD_CALL,          /* a CALL: the queue now runs its stream */
 } VGPUCmdStatus;
 
+bool vgpu_cmd_stream_read(VGPUState *s, VGPUQueue *q, uint32_t off,
+                          uint32_t *buf, uint32_t n);
 uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q);
 VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget);
 

@@ -300,6 +300,7 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
     case VGPU_REG_CAPS:
         return VGPU_CAPS_PAGE_64K | VGPU_CAPS_PAGE_2M | VGPU_CAPS_PAGE_1G |
                VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
+               VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                (s->strict ? VGPU_CAPS_STRICT : 0);
     case VGPU_REG_NUM_QUEUES:
         return VGPU_NUM_QUEUES;
@@ -549,6 +550,11 @@ static const VMStateDescription vmstate_vgpu_queue = {
         VMSTATE_UINT32(fault_info, VGPUQueue),
         VMSTATE_BOOL(busy, VGPUQueue),
         VMSTATE_STRUCT(cmd, VGPUQueue, 1, vmstate_vgpu_cmd, VGPUCmd),
+        VMSTATE_BOOL(in_call, VGPUQueue),
+        VMSTATE_UINT32(call_ring_offset, VGPUQueue),
+        VMSTATE_UINT64(call_va, VGPUQueue),
+        VMSTATE_UINT32(call_size, VGPUQueue),
+        VMSTATE_UINT32(call_pos, VGPUQueue),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -584,6 +590,13 @@ static int vgpu_post_load(void *opaque, int version_id)
               q->tail >= q->ring_size))) {
             return -EINVAL;
         }
+        if (q->in_call &&
+            (q->call_size % 4 || !q->call_size ||
+             q->call_size / 4 > VGPU_CALL_SIZE_MAX_DW ||
+             q->call_pos > q->call_size || q->call_pos % 4 ||
+             q->call_ring_offset >= q->ring_size)) {
+            return -EINVAL;
+        }
     }
     /* The TLBs are not migrated: they start empty. */
     vgpu_tlb_flush_all(s);
@@ -594,8 +607,8 @@ static int vgpu_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_vgpu = {
     .name = TYPE_VGPU,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,                /* 2: CALL state in each queue */
+    .minimum_version_id = 2,
     .post_load = vgpu_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, VGPUState),

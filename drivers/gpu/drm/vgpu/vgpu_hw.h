@@ -58,7 +58,7 @@
 #define   VGPU_VERSION_MAJOR_SHIFT	16
 #define   VGPU_VERSION_MAJOR_MASK	VGPU_MASK(31, 16)
 #define   VGPU_VERSION_MAJOR		1
-#define   VGPU_VERSION_MINOR		0
+#define   VGPU_VERSION_MINOR		1	/* 1: CALL, FENCE NOWRITE */
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -66,6 +66,8 @@
 #define   VGPU_CAPS_AD_BITS		VGPU_BIT(3)
 #define   VGPU_CAPS_ACCESS_COUNTERS	VGPU_BIT(4)
 #define   VGPU_CAPS_STRICT		VGPU_BIT(5)	/* strict property on */
+#define   VGPU_CAPS_CALL		VGPU_BIT(6)	/* VGPU_OP_CALL */
+#define   VGPU_CAPS_FENCE_NOWRITE	VGPU_BIT(7)	/* VGPU_FENCE_FLAG_NOWRITE */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -197,12 +199,15 @@
 #define     VGPU_QUEUE_ERROR_CONTEXT	5	/* context number or root bad */
 #define     VGPU_QUEUE_ERROR_CANCELLED	6	/* fault answered by CANCEL */
 #define     VGPU_QUEUE_ERROR_ARGUMENT	7	/* bad field in a command */
-#define VGPU_QUEUE_CMD_OFFSET		0x24	/* RO, offset of current command */
+#define     VGPU_QUEUE_ERROR_CALL_NESTED 8	/* CALL inside a CALL */
+#define   VGPU_QUEUE_STATUS_IN_CALL	VGPU_BIT(16)	/* in a CALL's stream */
+#define VGPU_QUEUE_CMD_OFFSET		0x24	/* RO, ring offset of current command */
 #define VGPU_QUEUE_FENCE_LO		0x28	/* RO, last FENCE seqno written */
 #define VGPU_QUEUE_FENCE_HI		0x2c
 #define VGPU_QUEUE_FAULT_VA_LO		0x30	/* RO, stalled access, page aligned */
 #define VGPU_QUEUE_FAULT_VA_HI		0x34
 #define VGPU_QUEUE_FAULT_INFO		0x38	/* RO, as fault record dw2 */
+#define VGPU_QUEUE_CALL_OFFSET		0x3c	/* RO, byte offset in the CALL stream */
 
 /* ------------------------------------------------------------ Counters --- */
 
@@ -296,6 +301,7 @@
 #define VGPU_OP_FENCE			0x04	/* dst, seqno64 */
 #define   VGPU_FENCE_LEN		5
 #define   VGPU_FENCE_FLAG_IRQ		VGPU_BIT(0)
+#define   VGPU_FENCE_FLAG_NOWRITE	VGPU_BIT(1)	/* no memory write, dst ignored */
 #define VGPU_OP_WAIT			0x05	/* addr, value64: until *addr >= value */
 #define   VGPU_WAIT_LEN			5
 #define VGPU_OP_TIMESTAMP		0x06	/* dst: 64-bit device ns */
@@ -321,6 +327,12 @@
 #define   VGPU_CHECKSUM_LEN		7
 #define   VGPU_FNV64_OFFSET		0xcbf29ce484222325ull
 #define   VGPU_FNV64_PRIME		0x100000001b3ull
+#define VGPU_OP_CALL			0x09	/* va, size32: run an indirect stream */
+#define   VGPU_CALL_LEN			4
+/*  dw1-2 VA of the stream (4-byte aligned), dw3 its length in dwords,
+ *  1 .. VGPU_CALL_SIZE_MAX_DW.  The stream is read through the queue's
+ *  context; it holds any commands but CALL. */
+#define   VGPU_CALL_SIZE_MAX_DW		(1u << 24)	/* 64 MiB */
 
 /* ------------------------------------------------------- Fault record --- */
 

@@ -1,0 +1,450 @@
+/*
+ * vgpu qtests: translation, permissions, TLB and invalidation, A/D bits.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "libvgpu-qtest.h"
+
+/* ---------------------------------------------------------- Translation --- */
+
+typedef struct XlateCase {
+    const char *name;
+    uint64_t page_size;
+    bool data_sys;          /* leaf aperture */
+    bool pt_sys;            /* tables in system memory */
+    uint64_t pa;            /* page base */
+    uint64_t off;           /* first access, into the page */
+    uint64_t off2;          /* second access, same page, other 4 KiB */
+} XlateCase;
+
+#define XLATE_VA            0x4000000000ull     /* 256 GiB, 1 GiB aligned */
+#define XLATE_DST_VA        0x10000000ull
+#define XLATE_DST_PA        (24 * MiB)
+
+static const XlateCase xlate_cases[] = {
+    { "4k-vram", VGPU_PAGE_SIZE_4K, false, false, 1 * MiB, 0xfc0, 0x40 },
+    { "4k-system", VGPU_PAGE_SIZE_4K, true, false, SYS_DATA + 0x3000, 0x80,
+      0x800 },
+    { "4k-vram-tables-in-system", VGPU_PAGE_SIZE_4K, false, true, 2 * MiB,
+      0x100, 0x200 },
+    { "64k-vram", VGPU_PAGE_SIZE_64K, false, false, 3 * MiB, 0xffc0, 0x5040 },
+    { "64k-system-tables-in-system", VGPU_PAGE_SIZE_64K, true, true,
+      SYS_DATA + 0x50000, 0x1040, 0xe000 },
+    { "2m-vram", VGPU_PAGE_SIZE_2M, false, false, 4 * MiB, 0x1fffc0,
+      0x10000 },
+    { "2m-system-tables-in-system", VGPU_PAGE_SIZE_2M, true, true,
+      SYS_DATA + 2 * MiB, 0x123440, 0x40 },
+    { "1g-vram", VGPU_PAGE_SIZE_1G, false, false, 0, 8 * MiB + 0x1240,
+      30 * MiB },
+    { "1g-system", VGPU_PAGE_SIZE_1G, true, false, 0, SYS_DATA + 0x7240,
+      SYS_DATA + 5 * MiB },
+};
+
+static void test_translate(const void *opaque)
+{
+    const XlateCase *c = opaque;
+    uint8_t pat[64], pat2[64], got[64];
+    VGPUTest t;
+    uint64_t walks;
+
+    vgpu_test_start(&t, NULL);
+    t.pt_sys = c->pt_sys;
+    basic_setup(&t);
+    map(&t, CTX, XLATE_VA, c->pa, c->page_size,
+        PTE_RW | (c->data_sys ? VGPU_PTE_SYSTEM : 0), c->page_size);
+    map4k(&t, CTX, XLATE_DST_VA, XLATE_DST_PA, PTE_RW);
+    mem_pattern(pat, sizeof(pat), 1);
+    mem_pattern(pat2, sizeof(pat2), 2);
+    mem_write(&t, c->data_sys, c->pa + c->off, pat, sizeof(pat));
+    mem_write(&t, c->data_sys, c->pa + c->off2, pat2, sizeof(pat2));
+
+    /* Read through the leaf. */
+    cmd_copy(&t, 0, XLATE_VA + c->off, XLATE_DST_VA, sizeof(pat));
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    mem_read(&t, false, XLATE_DST_PA, got, sizeof(got));
+    g_assert_cmpmem(got, sizeof(got), pat, sizeof(pat));
+    walks = ctr(&t, CTX, VGPU_CTR_WALKS);
+    g_assert_cmpuint(walks, ==, 2);
+
+    /* Another 4 KiB of the same leaf: one TLB entry, no new walk. */
+    cmd_copy(&t, 0, XLATE_VA + c->off2, XLATE_DST_VA + 64, sizeof(pat2));
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    mem_read(&t, false, XLATE_DST_PA + 64, got, sizeof(got));
+    g_assert_cmpmem(got, sizeof(got), pat2, sizeof(pat2));
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_WALKS), ==, walks);
+
+    /* Write through the leaf. */
+    cmd_copy(&t, 0, XLATE_DST_VA, XLATE_VA + c->off2 + 64, sizeof(pat));
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    mem_read(&t, c->data_sys, c->pa + c->off2 + 64, got, sizeof(got));
+    g_assert_cmpmem(got, sizeof(got), pat, sizeof(pat));
+
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 0);
+    if (c->data_sys) {
+        g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_SYS_READ_BYTES), ==, 128);
+        g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_SYS_WRITE_BYTES), ==, 64);
+    } else {
+        g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_VRAM_READ_BYTES), ==, 192);
+        g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_VRAM_WRITE_BYTES), ==, 192);
+    }
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_COMMANDS), ==, 3);
+    vgpu_test_stop(&t);
+}
+
+/* ---------------------------------------------------------- Permissions --- */
+
+typedef enum PermOp {
+    OP_READ,                /* COPY from the page */
+    OP_WRITE,               /* WRITE to the page */
+    OP_EXEC,                /* TOUCH with EXEC access */
+    OP_RMW,                 /* TOUCH read-modify-write */
+} PermOp;
+
+typedef struct PermCase {
+    const char *name;
+    uint64_t pte_flags;
+    PermOp op;
+    bool faults;
+    unsigned access;
+    unsigned reason;
+} PermCase;
+
+static const PermCase perm_cases[] = {
+    { "write-to-readonly", VGPU_PTE_READ, OP_WRITE, true,
+      VGPU_ACCESS_WRITE, VGPU_FAULT_WRITE_DENIED },
+    { "read-from-writeonly", VGPU_PTE_WRITE, OP_READ, true,
+      VGPU_ACCESS_READ, VGPU_FAULT_READ_DENIED },
+    { "exec-where-forbidden", PTE_RW, OP_EXEC, true,
+      VGPU_ACCESS_EXEC, VGPU_FAULT_EXEC_DENIED },
+    { "exec-allowed", VGPU_PTE_READ | VGPU_PTE_EXEC, OP_EXEC, false },
+    { "rmw-on-readonly", VGPU_PTE_READ, OP_RMW, true,
+      VGPU_ACCESS_WRITE, VGPU_FAULT_WRITE_DENIED },
+    { "rmw-allowed", PTE_RW, OP_RMW, false },
+};
+
+#define PERM_VA             0x200000000ull
+#define PERM_PA             (5 * MiB)
+
+static void test_permission(const void *opaque)
+{
+    const PermCase *c = opaque;
+    uint32_t data[2] = { 0xdeadbeef, 0xcafe };
+    VGPUTest t;
+    FaultRec r;
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    map4k(&t, CTX, PERM_VA, PERM_PA, c->pte_flags);
+    mem_fill(&t, false, PERM_PA, 0x11, 4096);
+    wr(&t, VGPU_REG_INT_ENABLE, VGPU_INT_FAULT);
+    switch (c->op) {
+    case OP_READ:
+        cmd_copy(&t, 0, PERM_VA + 0x100, SCRATCH_VA, 64);
+        break;
+    case OP_WRITE:
+        cmd_write(&t, 0, PERM_VA + 0x100, data, ARRAY_SIZE(data));
+        break;
+    case OP_EXEC:
+        cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_EXEC,
+                  PERM_VA + 0x100, 64, 0, 0, 0, 1);
+        break;
+    case OP_RMW:
+        cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW,
+                  PERM_VA + 0x100, 64, 0, 0, 0, 1);
+        break;
+    }
+    q_submit(&t, 0);
+    if (!c->faults) {
+        q_wait_done(&t, 0);
+        g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 0);
+        if (c->op == OP_RMW) {
+            g_assert_cmphex(mem_rq(&t, false, PERM_PA + 0x100), ==,
+                            0x1111111111111112ull);
+        }
+        vgpu_test_stop(&t);
+        return;
+    }
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 1);
+    r = fault_rec(&t, 0);
+    g_assert_cmphex(r.va, ==, PERM_VA);
+    g_assert_cmphex(r.info, ==, fault_info(0, CTX, c->access, c->reason, 0));
+    g_assert_cmphex(r.flags, ==, VGPU_FAULT_DW3_VALID);
+    g_assert_cmphex(rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FAULT_VA_LO)), ==,
+                    PERM_VA);
+    g_assert_cmphex(qrd(&t, 0, VGPU_QUEUE_FAULT_INFO), ==, r.info);
+    g_assert(rd(&t, VGPU_REG_INT_STATUS) & VGPU_INT_FAULT);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 1);
+    /* Nothing was written. */
+    g_assert_cmphex(mem_rq(&t, false, PERM_PA + 0x100), ==,
+                    0x1111111111111111ull);
+    vgpu_test_stop(&t);
+}
+
+/* ------------------------------------------------------------------ TLB --- */
+
+typedef struct StaleCase {
+    const char *name;
+    int op;                 /* -1: no invalidation */
+    int ctx;
+    uint64_t va;
+    uint64_t size;
+    bool fresh;             /* the new mapping is seen afterwards */
+} StaleCase;
+
+
+static const StaleCase stale_cases[] = {
+    { "none", -1, CTX, 0, 0, false },
+    { "all", VGPU_INVAL_OP_ALL, 0, 0, 0, true },
+    { "context", VGPU_INVAL_OP_CONTEXT, CTX, 0, 0, true },
+    { "other-context", VGPU_INVAL_OP_CONTEXT, CTX + 1, 0, 0, false },
+    { "range", VGPU_INVAL_OP_RANGE, CTX, STALE_VA, 0x1000, true },
+    { "wide-range", VGPU_INVAL_OP_RANGE, CTX, 0, 1ull << 47, true },
+    { "other-range", VGPU_INVAL_OP_RANGE, CTX, STALE_VA + 0x1000, 0x1000,
+      false },
+    { "range-other-context", VGPU_INVAL_OP_RANGE, CTX + 1, STALE_VA, 0x1000,
+      false },
+};
+
+static uint64_t stale_read(VGPUTest *t)
+{
+    cmd_copy(t, 0, STALE_VA + 8, SCRATCH_VA, 8);
+    q_submit(t, 0);
+    q_wait_done(t, 0);
+    return mem_rq(t, false, SCRATCH_PA);
+}
+
+/*
+ * A remapped page keeps being read through the stale TLB entry until the
+ * driver invalidates it; strict mode counts each such use.
+ */
+static void test_tlb_stale(const void *opaque)
+{
+    const StaleCase *c = opaque;
+    VGPUTest t;
+
+    vgpu_test_start(&t, "vram_size=64M,strict=on");
+    basic_setup(&t);
+    ctx_init(&t, CTX + 1);
+    mem_wq(&t, false, STALE_PA_A + 8, 0xaaaaaaaa);
+    mem_wq(&t, false, STALE_PA_B + 8, 0xbbbbbbbb);
+    map4k(&t, CTX, STALE_VA, STALE_PA_A, PTE_RW);
+    g_assert_cmphex(stale_read(&t), ==, 0xaaaaaaaa);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_STRICT_STALE), ==, 0);
+
+    /* Remap without telling the device. */
+    pt_set(&t, CTX, STALE_VA, 0, STALE_PA_B | PTE_RW | VGPU_PTE_VALID);
+    g_assert_cmphex(stale_read(&t), ==, 0xaaaaaaaa);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_STRICT_STALE), ==, 1);
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_STRICT_STALE), ==, 1);
+
+    if (c->op >= 0) {
+        inval(&t, c->op, c->ctx, c->va, c->size);
+        g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_INVALIDATIONS), ==, 1);
+    }
+    g_assert_cmphex(stale_read(&t), ==, c->fresh ? 0xbbbbbbbb : 0xaaaaaaaa);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_STRICT_STALE), ==,
+                     c->fresh ? 1 : 2);
+    vgpu_test_stop(&t);
+}
+
+/* Invalidation is asynchronous: accepted at once, completed later. */
+static void test_inval_protocol(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    wr(&t, VGPU_REG_INT_ENABLE, VGPU_INT_INVAL_DONE);
+    inval(&t, VGPU_INVAL_OP_ALL, 0, 0, 0);
+    inval(&t, VGPU_INVAL_OP_CONTEXT, 15, 0, 0);
+    g_assert_cmpuint(rd(&t, VGPU_REG_INVAL_REQ_SEQNO), ==, 2);
+    g_assert_cmpuint(rd(&t, VGPU_REG_INVAL_DONE_SEQNO), ==, 2);
+    g_assert_cmpuint(ctr(&t, 15, VGPU_CTR_INVALIDATIONS), ==, 1);
+    /* Bad context and bad operation are refused and reported. */
+    wr(&t, VGPU_REG_INVAL_CMD, (VGPU_INVAL_OP_CONTEXT <<
+                                VGPU_INVAL_CMD_OP_SHIFT) |
+                               (16 << VGPU_INVAL_CMD_CTX_SHIFT));
+    g_assert(rd(&t, VGPU_REG_STATUS) & VGPU_STATUS_INVAL_REFUSED);
+    wr(&t, VGPU_REG_INVAL_CMD, 3 << VGPU_INVAL_CMD_OP_SHIFT);
+    g_assert(rd(&t, VGPU_REG_STATUS) & VGPU_STATUS_INVAL_REFUSED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_INVAL_REQ_SEQNO), ==, 2);
+    inval(&t, VGPU_INVAL_OP_ALL, 0, 0, 0);
+    g_assert_false(rd(&t, VGPU_REG_STATUS) & VGPU_STATUS_INVAL_REFUSED);
+    vgpu_test_stop(&t);
+}
+
+typedef struct CtrExpect {
+    uint64_t l1_hit, l1_miss, l2_hit, l2_miss, walks;
+} CtrExpect;
+
+static void check_tlb_ctrs(VGPUTest *t, const CtrExpect *e)
+{
+    int bank;
+
+    for (bank = -1; bank <= CTX; bank += CTX + 1) {
+        g_assert_cmpuint(ctr(t, bank, VGPU_CTR_L1_HIT), ==, e->l1_hit);
+        g_assert_cmpuint(ctr(t, bank, VGPU_CTR_L1_MISS), ==, e->l1_miss);
+        g_assert_cmpuint(ctr(t, bank, VGPU_CTR_L2_HIT), ==, e->l2_hit);
+        g_assert_cmpuint(ctr(t, bank, VGPU_CTR_L2_MISS), ==, e->l2_miss);
+        g_assert_cmpuint(ctr(t, bank, VGPU_CTR_WALKS), ==, e->walks);
+        g_assert_cmpuint(ctr(t, bank, VGPU_CTR_PT_READS), ==, e->walks * 4);
+    }
+}
+
+#define CTR_VA              0x700000000ull
+
+static void test_tlb_counters(void)
+{
+    VGPUTest t;
+    CtrExpect e = { 0 };
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    q_init(&t, 1, CTX);
+    map4k(&t, CTX, CTR_VA, 9 * MiB, PTE_RW);
+    wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
+    check_tlb_ctrs(&t, &e);
+
+    /* Queue 0: source read, destination write; both miss everywhere. */
+    cmd_copy(&t, 0, CTR_VA, SCRATCH_VA, 64);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    e = (CtrExpect) { .l1_miss = 2, .l2_miss = 2, .walks = 2 };
+    check_tlb_ctrs(&t, &e);
+
+    /* Again on queue 0: both hit its L1. */
+    cmd_copy(&t, 0, CTR_VA, SCRATCH_VA, 64);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    e.l1_hit += 2;
+    check_tlb_ctrs(&t, &e);
+
+    /* Queue 1, same context: its own L1 misses, the shared L2 hits. */
+    q_wait_done(&t, 0);
+    cmd_copy(&t, 1, CTR_VA, SCRATCH_VA, 64);
+    q_submit(&t, 1);
+    q_wait_done(&t, 1);
+    e.l1_miss += 2;
+    e.l2_hit += 2;
+    check_tlb_ctrs(&t, &e);
+
+    /* Counters of another context are untouched. */
+    g_assert_cmpuint(ctr(&t, CTX + 1, VGPU_CTR_L1_MISS), ==, 0);
+    wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
+    e = (CtrExpect) { 0 };
+    check_tlb_ctrs(&t, &e);
+    vgpu_test_stop(&t);
+}
+
+/* A one-entry L1 thrashes between source and destination; L2 catches it. */
+static void test_tlb_l1_eviction(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, "vram_size=64M,tlb_l1_sets=1,tlb_l1_ways=1");
+    basic_setup(&t);
+    map(&t, CTX, CTR_VA, 9 * MiB, 4 * 0x1000, PTE_RW, VGPU_PAGE_SIZE_4K);
+    cmd_copy(&t, 0, CTR_VA, SCRATCH_VA, 4 * 0x1000);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
+    cmd_copy(&t, 0, CTR_VA, SCRATCH_VA, 4 * 0x1000);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_L1_HIT), ==, 0);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_L1_MISS), ==, 8);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_L2_HIT), ==, 8);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_WALKS), ==, 0);
+    vgpu_test_stop(&t);
+}
+
+/* ------------------------------------------------------------ A/D bits --- */
+
+typedef struct ADCase {
+    const char *name;
+    bool pt_sys;
+    uint64_t page_size;
+} ADCase;
+
+static const ADCase ad_cases[] = {
+    { "4k-tables-in-vram", false, VGPU_PAGE_SIZE_4K },
+    { "4k-tables-in-system", true, VGPU_PAGE_SIZE_4K },
+    { "2m-tables-in-vram", false, VGPU_PAGE_SIZE_2M },
+    { "2m-tables-in-system", true, VGPU_PAGE_SIZE_2M },
+};
+
+#define AD_VA               0x800000000ull
+#define AD_PA               (10 * MiB)
+
+static void test_ad_bits(const void *opaque)
+{
+    const ADCase *c = opaque;
+    int level = leaf_level(c->page_size);
+    uint32_t data = 0x5a5a5a5a;
+    uint64_t pte;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    t.pt_sys = c->pt_sys;
+    basic_setup(&t);
+    map(&t, CTX, AD_VA, AD_PA, c->page_size, PTE_RW, c->page_size);
+    pte = pt_get(&t, CTX, AD_VA, level);
+    g_assert_false(pte & (VGPU_PTE_ACCESSED | VGPU_PTE_DIRTY));
+
+    /* A read sets ACCESSED only. */
+    cmd_copy(&t, 0, AD_VA + 0x40, SCRATCH_VA, 8);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    pte = pt_get(&t, CTX, AD_VA, level);
+    g_assert_true(pte & VGPU_PTE_ACCESSED);
+    g_assert_false(pte & VGPU_PTE_DIRTY);
+
+    /* The driver clears ACCESSED and invalidates; a write sets both. */
+    pt_set(&t, CTX, AD_VA, level, pte & ~VGPU_PTE_ACCESSED);
+    inval(&t, VGPU_INVAL_OP_RANGE, CTX, AD_VA, c->page_size);
+    cmd_write(&t, 0, AD_VA + 0x80, &data, 1);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    pte = pt_get(&t, CTX, AD_VA, level);
+    g_assert_true(pte & VGPU_PTE_ACCESSED);
+    g_assert_true(pte & VGPU_PTE_DIRTY);
+    g_assert_cmphex(pte & VGPU_PTE_ADDR_MASK, ==, AD_PA);
+    g_assert_cmphex(mem_rq(&t, false, AD_PA + 0x80) & 0xffffffff, ==, data);
+    vgpu_test_stop(&t);
+}
+
+/* A write through an entry cached by a read walks again to set DIRTY. */
+static void test_ad_dirty_after_read(void)
+{
+    uint32_t data = 1;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    map4k(&t, CTX, AD_VA, AD_PA, PTE_RW);
+    cmd_copy(&t, 0, AD_VA, SCRATCH_VA, 8);
+    cmd_write(&t, 0, AD_VA + 8, &data, 1);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    g_assert_true(pt_get(&t, CTX, AD_VA, 0) & VGPU_PTE_DIRTY);
+    vgpu_test_stop(&t);
+}
+
+/* ------------------------------------------------------------- Tests --- */
+
+void vgpu_test_add_mmu(void)
+{
+    ADD_TABLE("translate", xlate_cases, test_translate);
+    ADD_TABLE("permission", perm_cases, test_permission);
+    ADD_TABLE("tlb/stale", stale_cases, test_tlb_stale);
+    qtest_add_func("/vgpu/tlb/invalidate-protocol", test_inval_protocol);
+    qtest_add_func("/vgpu/tlb/counters", test_tlb_counters);
+    qtest_add_func("/vgpu/tlb/l1-eviction", test_tlb_l1_eviction);
+    ADD_TABLE("mmu/ad-bits", ad_cases, test_ad_bits);
+    qtest_add_func("/vgpu/mmu/dirty-after-read", test_ad_dirty_after_read);
+}
