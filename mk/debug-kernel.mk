@@ -21,7 +21,8 @@ debug-kernel: deps
 
 # Helper for tools/vm/guest/fault-inject.sh: arms fail-nth around one
 # driver operation.
-$(GUEST)/bin/vgpu-failnth: tools/vm/guest/vgpu-failnth.c include/uapi/drm/vgpu_drm.h
+$(GUEST)/bin/vgpu-failnth: tools/vm/guest/vgpu-failnth.c include/uapi/drm/vgpu_drm.h \
+		drivers/gpu/drm/vgpu/vgpu_hw.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [guest] $@"
 	@$(CC) $(GUEST_CFLAGS) -o $@ $<

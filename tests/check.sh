@@ -66,6 +66,7 @@ run_guest() {
 		fi
 		"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
 			--visible "$visible" --prop strict=on \
+			--mem "${VGPU_GUEST_MEM:-2G}" \
 			--timeout "${VGPU_GUEST_TIMEOUT:-900}" \
 			--quiet-log -- sh tests/run-suite.sh \
 			> "$OUT/$name.log" 2>&1

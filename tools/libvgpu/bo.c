@@ -36,6 +36,23 @@ int vgpu_bo_create(struct vgpu_dev *dev, uint64_t size, uint32_t placements,
 	return ret;
 }
 
+int vgpu_bo_create_pageable(struct vgpu_dev *dev, uint64_t size,
+			    uint32_t *handle, uint64_t *rounded)
+{
+	struct drm_vgpu_bo_create bc = {
+		.size = size, .placements = DRM_VGPU_PLACE_SYSTEM,
+		.flags = DRM_VGPU_BO_PAGEABLE,
+	};
+	int ret = vgpu_bo_create_ex(dev, &bc);
+
+	if (ret)
+		return ret;
+	*handle = bc.handle;
+	if (rounded)
+		*rounded = bc.size;
+	return 0;
+}
+
 int vgpu_bo_close(struct vgpu_dev *dev, uint32_t handle)
 {
 	struct drm_gem_close gc = { .handle = handle };

@@ -129,6 +129,21 @@ int vgpu_bo_create(struct vgpu_dev *dev, uint64_t size, uint32_t placements,
  * Return: 0 or a negative errno.
  */
 int vgpu_bo_create_ex(struct vgpu_dev *dev, struct drm_vgpu_bo_create *args);
+/**
+ * vgpu_bo_create_pageable() - create a demand-paged BO
+ * @dev: device
+ * @size: bytes; rounded up to the paging chunk size
+ * @handle: out, the GEM handle
+ * @rounded: out, the BO's size (may be NULL)
+ *
+ * A ``DRM_VGPU_BO_PAGEABLE`` BO lives in system memory and is brought into
+ * VRAM chunk by chunk when the GPU touches it; VRAM acts as its cache, so
+ * such BOs may together be many times larger than VRAM.
+ *
+ * Return: 0 or a negative errno (see &struct drm_vgpu_bo_create).
+ */
+int vgpu_bo_create_pageable(struct vgpu_dev *dev, uint64_t size,
+			    uint32_t *handle, uint64_t *rounded);
 
 /** vgpu_bo_close() - drop a BO handle (GEM_CLOSE). */
 int vgpu_bo_close(struct vgpu_dev *dev, uint32_t handle);

@@ -47,5 +47,8 @@ static inline double bench_now(void)
 }
 
 extern const struct bench_suite bench_suite_ioctl;
+extern const struct bench_suite bench_suite_oversub;
+extern const struct bench_suite bench_suite_batching;
+extern const struct bench_suite bench_suite_migrate;
 
 #endif /* VGPU_BENCH_H */

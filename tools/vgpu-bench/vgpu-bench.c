@@ -25,6 +25,9 @@
 
 static const struct bench_suite *const suites[] = {
 	&bench_suite_ioctl,
+	&bench_suite_oversub,
+	&bench_suite_batching,
+	&bench_suite_migrate,
 };
 
 #define NR_SUITES (sizeof(suites) / sizeof(suites[0]))

@@ -17,13 +17,14 @@
 #   check     verify that the required options are set in the .config
 #
 # Layout under $VGPU_CACHE (default ~/.cache/vgpu):
-#   debug-kernel/src-<linux-source version>[-<patches>]/   extracted source
-#       with tools/vm/debug-kernel-patches/*.patch applied; the vgpu
-#       sources are rsynced into drivers/gpu/drm/vgpu/ and
-#       include/uapi/drm/ on every build
+#   debug-kernel/src-<linux-source version>/   extracted source, with
+#       tools/vm/debug-kernel-patches/*.patch applied (kept in step on every
+#       build: a changed patch set is unapplied and reapplied, and make
+#       rebuilds the files it touches); the vgpu sources are rsynced into
+#       drivers/gpu/drm/vgpu/ and include/uapi/drm/ on every build
 #   debug-kernel/<key>/                        O= object tree, where key
-#       hashes the source version, the patches, the compiler,
-#       tools/vm/debug.config and the recipe below
+#       hashes the source version, the compiler, tools/vm/debug.config and
+#       the recipe below
 #   debug-kernel/<key>/modinst/lib/modules/<kver>/   installed modules
 #       (modules_install) minus vgpu's, which the launcher adds from
 #   debug-kernel/<key>/vgpu-ko/     vgpu.ko and vgpu_kunit.ko, built in-tree
@@ -98,31 +99,10 @@ src_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true
 }
 
-patch_list() {
-	ls "$PATCHES"/*.patch 2>/dev/null | sort
-}
-
-# Empty without patches, else a short hash of their names and contents.
-patches_key() {
-	local p
-	[ -n "$(patch_list)" ] || return 0
-	for p in $(patch_list); do
-		basename "$p"
-		cat "$p"
-	done | sha1sum | cut -c1-8
-}
-
-src_dir() {
-	local pk
-	pk=$(patches_key)
-	echo "$BASE/src-$VER${pk:+-$pk}"
-}
-
 cache_key() {
 	local ver=$1
 	{
 		echo "$ver"
-		patches_key
 		gcc -dumpfullversion 2>/dev/null || echo unknown-gcc
 		echo "$RECIPE"
 		cat "$FRAGMENT"
@@ -134,7 +114,7 @@ kmake() {
 }
 
 ensure_source() {
-	local tarball tmp p
+	local tarball tmp
 	if [ -z "$VER" ]; then
 		[ "$(id -u)" = 0 ] ||
 			die "linux-source-6.12 is not installed; run as root (apt)"
@@ -143,7 +123,7 @@ ensure_source() {
 			--no-install-recommends linux-source-6.12 >/dev/null ||
 			die "cannot install linux-source-6.12"
 		VER=$(src_version)
-		SRC=$(src_dir)
+		SRC=$BASE/src-$VER
 	fi
 	[ -f "$SRC/.done" ] && return
 	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
@@ -152,12 +132,36 @@ ensure_source() {
 	rm -rf "$SRC"
 	tmp=$(mktemp -d "$BASE/src.XXXXXX")
 	tar -xf "$tarball" -C "$tmp" --strip-components=1
-	for p in $(patch_list); do
-		say "applying $(basename "$p")"
-		patch -d "$tmp" -p1 -s < "$p" || { rm -rf "$tmp"; die "$p does not apply"; }
-	done
+	mkdir -p "$tmp/.vgpu-patches"
 	mv "$tmp" "$SRC"
 	touch "$SRC/.done"
+}
+
+patch_sums() {
+	[ -d "$1" ] || return 0
+	(cd "$1" && ls -- *.patch 2>/dev/null | sort | xargs -r sha1sum)
+}
+
+# Bring the tree's patches in line with tools/vm/debug-kernel-patches/:
+# when the set differs from what is applied (copies kept in
+# $SRC/.vgpu-patches/), unapply everything in reverse order and apply the
+# new set.  patch gives the touched files new mtimes, so make rebuilds them.
+sync_patches() {
+	local applied=$SRC/.vgpu-patches p
+	mkdir -p "$applied"
+	[ "$(patch_sums "$applied")" = "$(patch_sums "$PATCHES")" ] && return
+	for p in $(ls "$applied"/*.patch 2>/dev/null | sort -r); do
+		say "unapplying $(basename "$p")"
+		patch -d "$SRC" -p1 -R -s < "$p" ||
+			die "cannot unapply $p: remove $SRC to start over"
+		rm "$p"
+	done
+	for p in $(ls "$PATCHES"/*.patch 2>/dev/null | sort); do
+		say "applying $(basename "$p")"
+		patch -d "$SRC" -p1 -s < "$p" ||
+			die "$p does not apply to linux-source $VER"
+		cp "$p" "$applied/"
+	done
 }
 
 # Write FILE only when its content changes, so make sees stable mtimes.
@@ -365,7 +369,7 @@ print_paths() {
 [ $# -eq 1 ] || { sed -n '4,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 mkdir -p "$BASE"
 VER=$(src_version)
-SRC=$(src_dir)
+SRC=$BASE/src-$VER
 
 case $1 in
 key)
@@ -390,6 +394,7 @@ configure|build)
 	flock -n 9 || { say "waiting for another debug-kernel build"; flock 9; }
 	ensure_source
 	OBJ=$BASE/$(cache_key "$VER")
+	sync_patches
 	sync_driver
 	configure
 	[ "$1" = build ] || exit 0

@@ -161,7 +161,29 @@ struct drm_vgpu_get_param {
 #define DRM_VGPU_BO_CPU_ACCESS		(1u << 0)
 /** DRM_VGPU_BO_CONTIGUOUS - VRAM placement in one physically contiguous run */
 #define DRM_VGPU_BO_CONTIGUOUS		(1u << 1)
-#define DRM_VGPU_BO_FLAGS_ALL		(DRM_VGPU_BO_CPU_ACCESS | DRM_VGPU_BO_CONTIGUOUS)
+/**
+ * DRM_VGPU_BO_PAGEABLE - demand-paged BO: VRAM is a cache of it
+ *
+ * The BO's home is system memory (which may be swapped out under memory
+ * pressure); the GPU brings it into VRAM one chunk at a time (see
+ * %DRM_VGPU_QUERY_PAGING's chunk_size, 2 MiB by default) when it first
+ * touches the chunk, and the kernel evicts colder chunks back to system
+ * memory as VRAM fills.  VM_BIND of such a BO writes no page-table
+ * entries: the GPU's first access of each chunk faults, and the fault is
+ * resolved (migrated into VRAM, or mapped in system memory, as the
+ * device's placement policy says) and the access replayed, invisibly to
+ * the job.  PREFETCH and ADVISE act chunk by chunk.  CPU mappings see the
+ * data coherently: a CPU access to the BO first moves its VRAM chunks
+ * back to system memory.
+ *
+ * @placements must include %DRM_VGPU_PLACE_SYSTEM; @preferred,
+ * @alignment and the other flags are not allowed with it.  @size is
+ * rounded up to a multiple of the chunk size.  Together, pageable BOs may
+ * be many times larger than VRAM, up to the size of system memory.
+ */
+#define DRM_VGPU_BO_PAGEABLE		(1u << 2)
+#define DRM_VGPU_BO_FLAGS_ALL		(DRM_VGPU_BO_CPU_ACCESS | DRM_VGPU_BO_CONTIGUOUS | \
+					 DRM_VGPU_BO_PAGEABLE)
 
 /**
  * struct drm_vgpu_bo_create - create a buffer object
@@ -188,7 +210,9 @@ struct drm_vgpu_get_param {
  *
  * Errors: -EINVAL for a zero @size or one that overflows when rounded,
  * empty or unknown @placements, @preferred not one of @placements, unknown
- * @flags, %DRM_VGPU_BO_CONTIGUOUS without VRAM, an @alignment that is not
+ * @flags, %DRM_VGPU_BO_CONTIGUOUS without VRAM, %DRM_VGPU_BO_PAGEABLE
+ * without system memory or with another flag, @preferred or @alignment,
+ * an @alignment that is not
  * a power of two between 4 KiB and 1 GiB, or non-zero @pad / @reserved;
  * -E2BIG for a size above %DRM_VGPU_PARAM_MAX_BO_SIZE or (VRAM only) above
  * the VRAM size; -ENOMEM / -ENOSPC when memory runs out.
@@ -355,8 +379,16 @@ struct drm_vgpu_vm_bind {
 #define DRM_VGPU_EXEC_CMDS_BO		(1u << 0)
 #define DRM_VGPU_EXEC_FLAGS_ALL		DRM_VGPU_EXEC_CMDS_BO
 
-/** DRM_VGPU_EXEC_MAX_CMDS_SIZE - largest command stream EXEC accepts, bytes */
+/**
+ * DRM_VGPU_EXEC_MAX_CMDS_SIZE - largest inline command stream EXEC accepts
+ * (bytes at &drm_vgpu_exec.cmds, copied to the queue's ring)
+ */
 #define DRM_VGPU_EXEC_MAX_CMDS_SIZE	(64u << 10)
+/**
+ * DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE - largest command stream in a BO EXEC
+ * accepts (%DRM_VGPU_EXEC_CMDS_BO; bytes, the device's CALL limit)
+ */
+#define DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE	(64u << 20)
 /** DRM_VGPU_EXEC_MAX_SYNCS - largest number of in-syncobjs */
 #define DRM_VGPU_EXEC_MAX_SYNCS		64
 
@@ -364,10 +396,24 @@ struct drm_vgpu_vm_bind {
  * struct drm_vgpu_exec - run a command stream on an exec queue
  *
  * The command stream is a sequence of device commands (``vgpu_hw.h``)
- * whose addresses are GPU virtual addresses of the file's VM.  It is read
- * at submission, from user memory at @cmds or, with
- * %DRM_VGPU_EXEC_CMDS_BO, from the BO @cmds_handle at @cmds_offset, and
- * copied to the queue's ring; the kernel appends a FENCE of its own.
+ * whose addresses are GPU virtual addresses of the file's VM.  It comes
+ * from one of two places:
+ *
+ * - **inline**, from user memory at @cmds: read at submission and copied
+ *   to the queue's ring; at most %DRM_VGPU_EXEC_MAX_CMDS_SIZE bytes.
+ * - **in a BO**, with %DRM_VGPU_EXEC_CMDS_BO: bytes @cmds_offset ..
+ *   @cmds_offset + @cmds_size of the BO @cmds_handle, which the file's VM
+ *   must map, readable (VM_BIND with %DRM_VGPU_VM_BIND_READ), with one
+ *   mapping covering the whole range.  The CPU does not read it: the
+ *   device runs it in place, through the VM (a ``CALL`` command), so the
+ *   BO may be in VRAM outside the CPU-visible window or in system memory,
+ *   and the stream may be up to %DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE bytes.
+ *   The stream must not contain ``VGPU_OP_CALL`` (the job fails with
+ *   -EIO), and its contents are read when the job runs, not at
+ *   submission: userspace must not change them before the job's fence
+ *   signals.  Needs a device with ``VGPU_CAPS_CALL``.
+ *
+ * The kernel appends a FENCE of its own.
  *
  * The job starts when every syncobj in @in_syncs has signalled and every
  * BO mapped in the VM is idle for writes by others (implicit sync through
@@ -390,13 +436,29 @@ struct drm_vgpu_vm_bind {
  *	drmIoctl(fd, DRM_IOCTL_VGPU_EXEC, &ex);
  *	drmSyncobjWait(fd, &syncobj, 1, INT64_MAX, 0, NULL);
  *
+ * With the stream in a BO::
+ *
+ *	vgpu_vm_map(dev, cmd_bo, 0, cmd_va, cmd_bo_size, VGPU_MAP_R);
+ *	// ... write the commands into cmd_bo, at offset 0 ...
+ *	struct drm_vgpu_exec ex = {
+ *		.queue = 0, .flags = DRM_VGPU_EXEC_CMDS_BO,
+ *		.cmds_handle = cmd_bo, .cmds_offset = 0, .cmds_size = bytes,
+ *		.out_sync = syncobj,
+ *	};
+ *
  * Errors: -EINVAL for unknown @flags, non-zero @vm_id / @pad / @reserved,
  * @queue out of range, @cmds_size zero, not a multiple of 4 or above
- * %DRM_VGPU_EXEC_MAX_CMDS_SIZE, @num_in_syncs above
- * %DRM_VGPU_EXEC_MAX_SYNCS, a BO range past the BO's end, or @cmds_handle
- * / @cmds_offset set without %DRM_VGPU_EXEC_CMDS_BO; -EFAULT for an
+ * %DRM_VGPU_EXEC_MAX_CMDS_SIZE (inline) or %DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE
+ * (in a BO), @num_in_syncs above %DRM_VGPU_EXEC_MAX_SYNCS, a BO range past
+ * the BO's end or a @cmds_offset not a multiple of 4, or @cmds_handle /
+ * @cmds_offset set without %DRM_VGPU_EXEC_CMDS_BO; -EFAULT for an
  * unreadable @cmds or @in_syncs; -ENOENT for an unknown BO or syncobj;
- * -ECANCELED when the VM is banned.
+ * -ENXIO when no mapping of the VM covers the BO range, -EACCES when only
+ * mappings without read permission do; -EOPNOTSUPP for
+ * %DRM_VGPU_EXEC_CMDS_BO on a device without ``VGPU_CAPS_CALL``;
+ * -ECANCELED when the VM is banned.  A job whose stream faults while it
+ * runs (an address, or the stream itself, not mapped or not permitted)
+ * fails with -EFAULT and bans the VM, like any GPU fault.
  */
 struct drm_vgpu_exec {
 	/** @vm_id: must be zero (the file's VM). */

@@ -237,6 +237,242 @@ TEST_F(exec, cmds_from_bo)
 	vgpu_cmd_fini(&cmd);
 }
 
+/* ------------------------------------------------- streams in BOs (CALL) --- */
+
+/*
+ * EXEC with DRM_VGPU_EXEC_CMDS_BO from @b at @offset: the device runs the
+ * stream in place, through the VM.  Returns the ioctl's errno, or the
+ * job's fence status (0, or the error) when it was accepted.
+ */
+static int run_bo_stream(struct vgpu_dev *dev, struct buf *b, uint64_t offset,
+			 uint32_t size)
+{
+	struct drm_vgpu_exec ex = {
+		.flags = DRM_VGPU_EXEC_CMDS_BO,
+		.cmds_handle = b->bo, .cmds_offset = offset, .cmds_size = size,
+	};
+	uint32_t sync;
+	int ret;
+
+	ret = vgpu_syncobj_create(dev, &sync);
+	if (ret)
+		return ret;
+	ex.out_sync = sync;
+	ret = vgpu_exec(dev, &ex);
+	if (!ret)
+		ret = vgpu_syncobj_wait(dev, sync, 60 * SEC);
+	if (!ret) {
+		ret = vgpu_syncobj_status(dev, sync);
+		if (ret > 0)
+			ret = 0;
+	}
+	vgpu_syncobj_destroy(dev, sync);
+	return ret;
+}
+
+/* Far beyond the inline limit: 512 KiB of WRITEs, one dword each. */
+TEST_F(exec, cmds_from_bo_large)
+{
+	const uint32_t n = 32768;
+	struct buf dst, cmdbuf;
+	struct vgpu_cmd cmd;
+	uint32_t *p, i, bad = 0;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &dst, n * 4, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	vgpu_cmd_init(&cmd);
+	for (i = 0; i < n; i++) {
+		uint32_t v = i ^ 0x5a5a0000;
+
+		vgpu_cmd_write(&cmd, dst.va + i * 4, &v, 1);
+	}
+	ASSERT_EQ(0, cmd.error);
+	ASSERT_LT(DRM_VGPU_EXEC_MAX_CMDS_SIZE, cmd.len * 4);
+	ASSERT_EQ(0, buf_create(&self->dev, &cmdbuf, cmd.len * 4, variant->place,
+				2ull << 32, VGPU_MAP_R));
+	memcpy(cmdbuf.cpu, cmd.dw, cmd.len * 4);
+	/* Inline, it is too long; from the BO it runs. */
+	EXPECT_EQ(-EINVAL, vgpu_submit(&self->dev, 0, &cmd, NULL, 0, 0));
+	ASSERT_EQ(0, run_bo_stream(&self->dev, &cmdbuf, 0, cmd.len * 4));
+	p = dst.cpu;
+	for (i = 0; i < n; i++)
+		bad += p[i] != (i ^ 0x5a5a0000);
+	EXPECT_EQ(0, bad);
+	vgpu_cmd_fini(&cmd);
+	buf_destroy(&self->dev, &cmdbuf);
+	buf_destroy(&self->dev, &dst);
+}
+
+/*
+ * On a small-BAR device, a stream in VRAM outside the CPU-visible window
+ * runs where it is: nothing is moved into the window for it.  The window
+ * is filled with CPU_ACCESS BOs first, so the stream BO lands above it;
+ * the GPU writes the stream (no CPU access to it ever).
+ */
+TEST_F(exec, cmds_from_bo_outside_visible_window)
+{
+	struct drm_vgpu_query_memory m0, m1, m2;
+	struct drm_vgpu_bo_create bc = {
+		.size = 1 * MiB, .placements = VGPU_PLACE_VRAM,
+		.flags = DRM_VGPU_BO_CONTIGUOUS,
+	};
+	struct buf dst, staging, cmdbuf = { .va = 3ull << 32, .size = 1 * MiB };
+	struct vgpu_cmd cmd, stream;
+	uint32_t hogs[512], nhogs = 0;
+	uint32_t i;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "VRAM only");
+	if (self->dev.visible_size >= self->dev.vram_size)
+		SKIP(return, "all of VRAM is CPU-visible (run with --visible)");
+	ASSERT_EQ(0, buf_create(&self->dev, &dst, 64 * 1024, VGPU_PLACE_SYSTEM,
+				1ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, buf_create(&self->dev, &staging, 64 * 1024,
+				VGPU_PLACE_SYSTEM, 2ull << 32, VGPU_MAP_R));
+	vgpu_cmd_init(&stream);
+	vgpu_cmd_fill(&stream, dst.va, dst.size, 0x600dcafe);
+	vgpu_cmd_write(&stream, dst.va + 8, (uint32_t[]){ 0x1234 }, 1);
+	memcpy(staging.cpu, stream.dw, stream.len * 4);
+
+	/* Fill the window, then the stream BO cannot be in it. */
+	for (;;) {
+		ASSERT_EQ(0, vgpu_query_memory(&self->dev, &m0));
+		if (m0.visible_size - m0.visible_used < 1 * MiB ||
+		    nhogs == ARRAY_SIZE(hogs))
+			break;
+		ASSERT_EQ(0, vgpu_bo_create(&self->dev, 1 * MiB, VGPU_PLACE_VRAM,
+					    DRM_VGPU_BO_CPU_ACCESS,
+					    &hogs[nhogs]));
+		nhogs++;
+	}
+	ASSERT_EQ(0, vgpu_bo_create_ex(&self->dev, &bc));
+	cmdbuf.bo = bc.handle;
+	ASSERT_EQ(0, vgpu_query_memory(&self->dev, &m1));
+	EXPECT_EQ(m0.visible_used, m1.visible_used)
+		TH_LOG("the stream BO took CPU-visible VRAM");
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, cmdbuf.bo, 0, cmdbuf.va,
+				 cmdbuf.size, VGPU_MAP_RW));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_copy(&cmd, staging.va, cmdbuf.va + 4096, stream.len * 4);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+
+	ASSERT_EQ(0, vgpu_query_memory(&self->dev, &m1));
+	ASSERT_EQ(0, run_bo_stream(&self->dev, &cmdbuf, 4096, stream.len * 4));
+	ASSERT_EQ(0, vgpu_query_memory(&self->dev, &m2));
+	EXPECT_EQ(0x600dcafe, ((uint32_t *)dst.cpu)[1000]);
+	EXPECT_EQ(0x1234, ((uint32_t *)dst.cpu)[2]);
+	/* Nothing moved into (or out of) the window to run it. */
+	EXPECT_EQ(m1.visible_used, m2.visible_used);
+	EXPECT_EQ(m1.evictions, m2.evictions);
+	TH_LOG("%u MiB of hogs fill the window; visible used %llu of %llu KiB",
+	       nhogs, (unsigned long long)m2.visible_used >> 10,
+	       (unsigned long long)m2.visible_size >> 10);
+
+	vgpu_vm_unmap(&self->dev, cmdbuf.va, cmdbuf.size);
+	vgpu_bo_close(&self->dev, cmdbuf.bo);
+	for (i = 0; i < nhogs; i++)
+		vgpu_bo_close(&self->dev, hogs[i]);
+	vgpu_cmd_fini(&cmd);
+	vgpu_cmd_fini(&stream);
+	buf_destroy(&self->dev, &staging);
+	buf_destroy(&self->dev, &dst);
+}
+
+/* The BO range must be mapped, readable, by one mapping: checked at EXEC. */
+TEST_F(exec, cmds_from_bo_must_be_mapped)
+{
+	uint32_t nop = VGPU_CMD_HEADER(VGPU_OP_NOP, 0, 1), bo;
+	struct drm_vgpu_query_vm q;
+	struct buf b;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_R));
+	((uint32_t *)b.cpu)[0] = nop;
+	ASSERT_EQ(0, run_bo_stream(&self->dev, &b, 0, 4));
+
+	/* Not mapped at all. */
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, variant->place, 0, &bo));
+	EXPECT_EQ(-ENXIO, run_bo_stream(&self->dev,
+					&(struct buf){ .bo = bo }, 0, 4));
+	/* A range past the BO's end; then one past the end of a mapping. */
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, bo, 0, 3ull << 32, 4096,
+				 VGPU_MAP_R));
+	EXPECT_EQ(-EINVAL, run_bo_stream(&self->dev,
+					 &(struct buf){ .bo = bo }, 0, 8192));
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, b.va + 32 * 1024, 32 * 1024));
+	EXPECT_EQ(-ENXIO, run_bo_stream(&self->dev, &b, 28 * 1024, 8192));
+	EXPECT_EQ(0, run_bo_stream(&self->dev, &b, 0, 4));
+	/* Mapped without read permission. */
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, 3ull << 32, 4096));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, bo, 0, 3ull << 32, 4096,
+				 VGPU_MAP_W));
+	EXPECT_EQ(-EACCES, run_bo_stream(&self->dev,
+					 &(struct buf){ .bo = bo }, 0, 4));
+	/* Too long even for a BO stream. */
+	EXPECT_EQ(-EINVAL, run_bo_stream(&self->dev, &b, 0,
+					 DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE + 4));
+	/* None of this was a GPU fault. */
+	vgpu_query_vm(&self->dev, &q);
+	EXPECT_FALSE(q.state & DRM_VGPU_VM_STATE_BANNED);
+	EXPECT_EQ(0, q.gpu_faults);
+	vgpu_vm_unmap(&self->dev, 3ull << 32, 4096);
+	vgpu_bo_close(&self->dev, bo);
+	vgpu_vm_unmap(&self->dev, b.va, 32 * 1024);
+	vgpu_bo_unmap(b.cpu, b.size);
+	vgpu_bo_close(&self->dev, b.bo);
+}
+
+/* A stream that faults while it runs fails its job and bans the VM. */
+TEST_F(exec, cmds_from_bo_fault_bans_vm)
+{
+	struct drm_vgpu_query_vm q;
+	struct vgpu_cmd cmd;
+	struct buf b, cmdbuf;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, buf_create(&self->dev, &cmdbuf, 64 * 1024, variant->place,
+				2ull << 32, VGPU_MAP_R));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, b.va, 4096, 0x11);
+	vgpu_cmd_fill(&cmd, 5ull << 32, 4096, 0x22);	/* nothing mapped there */
+	vgpu_cmd_fill(&cmd, b.va + 4096, 4096, 0x33);
+	memcpy(cmdbuf.cpu, cmd.dw, cmd.len * 4);
+	EXPECT_EQ(-EFAULT, run_bo_stream(&self->dev, &cmdbuf, 0, cmd.len * 4));
+	EXPECT_EQ(0x11, ((uint32_t *)b.cpu)[0]);
+	EXPECT_EQ(0, ((uint32_t *)b.cpu)[1024]);	/* after the fault: never ran */
+	vgpu_query_vm(&self->dev, &q);
+	EXPECT_TRUE(q.state & DRM_VGPU_VM_STATE_BANNED);
+	EXPECT_LE(1, q.gpu_faults);
+	EXPECT_LE(1, q.jobs_failed);
+	EXPECT_EQ(-ECANCELED, run_bo_stream(&self->dev, &cmdbuf, 0, 4));
+	vgpu_cmd_fini(&cmd);
+}
+
+/* A CALL in a user stream is a bad command (no nesting): -EIO, no ban. */
+TEST_F(exec, cmds_from_bo_nested_call_eio)
+{
+	struct drm_vgpu_query_vm q;
+	struct buf cmdbuf;
+	uint32_t *p;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "once is enough");
+	ASSERT_EQ(0, buf_create(&self->dev, &cmdbuf, 4096, VGPU_PLACE_SYSTEM,
+				2ull << 32, VGPU_MAP_R));
+	p = cmdbuf.cpu;
+	p[0] = VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN);
+	p[1] = (uint32_t)cmdbuf.va;
+	p[2] = cmdbuf.va >> 32;
+	p[3] = 4;
+	EXPECT_EQ(-EIO, run_bo_stream(&self->dev, &cmdbuf, 0, 16));
+	vgpu_query_vm(&self->dev, &q);
+	EXPECT_FALSE(q.state & DRM_VGPU_VM_STATE_BANNED);
+	p[0] = VGPU_CMD_HEADER(VGPU_OP_NOP, 0, 4);
+	EXPECT_EQ(0, run_bo_stream(&self->dev, &cmdbuf, 0, 16));
+	buf_destroy(&self->dev, &cmdbuf);
+}
+
 /* ------------------------------------------------------------- faults --- */
 
 TEST_F(exec, fault_on_unmapped_bans_vm_only)

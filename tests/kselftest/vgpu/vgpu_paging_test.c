@@ -3,12 +3,18 @@
  * Demand paging: PREFETCH and ADVISE (every refused argument, and what
  * they move, with the data checked by the GPU and the CPU afterwards),
  * QUERY_PAGING (policies, chunk size, fault and batch counters consistent
- * with the faults taken), the fault_batch_limit module parameter.
+ * with the faults taken), the fault_batch_limit module parameter; and
+ * pageable BOs (DRM_VGPU_BO_PAGEABLE): fault-driven chunk migration, 4x
+ * oversubscription with the data checked, chunk granularity, LRU vs
+ * LRU-2, thrashing, map-remote, prefetch and advice, running out of memory.
  *
  * Copyright (c) 2026 The vgpu authors
  */
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "vgpu_test.h"
@@ -317,6 +323,549 @@ TEST_F(paging, fault_batch_limit_param)
 	fclose(f);
 	ASSERT_EQ(0, vgpu_query_paging(&self->dev, &pg));
 	EXPECT_EQ(256, pg.fault_batch_limit);
+}
+
+/* ------------------------------------------------------- pageable BOs --- */
+
+#define PVA	(1ull << 36)	/* where the pageable fixture maps */
+
+static int write_str(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(val, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+static int read_str(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	char *nl;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, size, f))
+		buf[0] = 0;
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	return 0;
+}
+
+/* The device's sysfs directory. */
+static void sysfs_path(struct vgpu_dev *dev, const char *name, char *out, size_t size)
+{
+	struct stat st;
+
+	fstat(dev->fd, &st);
+	snprintf(out, size, "/sys/dev/char/%u:%u/device/%s",
+		 major(st.st_rdev), minor(st.st_rdev), name);
+}
+
+static int set_policy(struct vgpu_dev *dev, const char *file, const char *val)
+{
+	char path[256];
+
+	sysfs_path(dev, file, path, sizeof(path));
+	return write_str(path, val);
+}
+
+static int set_param(const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
+	return write_str(path, val);
+}
+
+static int get_param(const char *name, char *buf, size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
+	return read_str(path, buf, size);
+}
+
+static uint64_t mem_total(void)
+{
+	char line[128];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb << 10;
+}
+
+static uint64_t pattern(uint64_t seed, uint64_t i)
+{
+	return (seed + i) * 0x9e3779b97f4a7c15ull;
+}
+
+/* TOUCH, run to completion. */
+static int touch_run(struct vgpu_dev *dev, uint32_t queue, uint32_t pat, uint32_t access,
+		     uint64_t va, uint64_t size, uint32_t stride, uint32_t count,
+		     uint32_t seed)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_touch(&cmd, pat, access, va, size, stride, count, seed, 1);
+	ret = vgpu_run(dev, queue, &cmd, 120 * SEC);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+static int paging(struct vgpu_dev *dev, struct drm_vgpu_query_paging *pg)
+{
+	memset(pg, 0, sizeof(*pg));
+	return vgpu_query_paging(dev, pg);
+}
+
+FIXTURE(pageable) {
+	struct vgpu_dev dev;
+	uint64_t vram;
+	char prefetch[16];
+	char evict[16];
+	char place[16];
+};
+
+FIXTURE_SETUP(pageable)
+{
+	char path[256];
+
+	if (vgpu_open(&self->dev))
+		SKIP(return, "no vgpu render node");
+	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_VRAM_SIZE, &self->vram));
+	get_param("prefetch", self->prefetch, sizeof(self->prefetch));
+	sysfs_path(&self->dev, "eviction_policy", path, sizeof(path));
+	read_str(path, self->evict, sizeof(self->evict));
+	sysfs_path(&self->dev, "placement_policy", path, sizeof(path));
+	read_str(path, self->place, sizeof(self->place));
+}
+
+FIXTURE_TEARDOWN(pageable)
+{
+	if (self->prefetch[0])
+		set_param("prefetch", self->prefetch);
+	if (self->evict[0])
+		set_policy(&self->dev, "eviction_policy", self->evict);
+	if (self->place[0])
+		set_policy(&self->dev, "placement_policy", self->place);
+	vgpu_close(&self->dev);
+}
+
+TEST_F(pageable, create_errnos)
+{
+	struct drm_vgpu_bo_create bad[] = {
+		{ .size = MiB, .placements = VGPU_PLACE_VRAM, .flags = DRM_VGPU_BO_PAGEABLE },
+		{ .size = MiB, .placements = VGPU_PLACE_ALL, .preferred = VGPU_PLACE_VRAM,
+		  .flags = DRM_VGPU_BO_PAGEABLE },
+		{ .size = MiB, .placements = VGPU_PLACE_SYSTEM, .alignment = 2 * MiB,
+		  .flags = DRM_VGPU_BO_PAGEABLE },
+		{ .size = MiB, .placements = VGPU_PLACE_ALL,
+		  .flags = DRM_VGPU_BO_PAGEABLE | DRM_VGPU_BO_CONTIGUOUS },
+		{ .size = MiB, .placements = VGPU_PLACE_ALL, .flags = 1u << 3 },
+	};
+	struct drm_vgpu_bo_create ok = {
+		.size = 3 * MiB, .placements = VGPU_PLACE_ALL, .flags = DRM_VGPU_BO_PAGEABLE,
+	};
+	unsigned int i;
+	uint32_t h;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, vgpu_bo_create_ex(&self->dev, &bad[i])) TH_LOG("case %u", i);
+	ASSERT_EQ(0, vgpu_bo_create_ex(&self->dev, &ok));
+	EXPECT_EQ(4 * MiB, ok.size);	/* a whole number of 2 MiB chunks */
+	EXPECT_EQ(-E2BIG, vgpu_bo_create_pageable(&self->dev, 1ull << 40, &h, NULL));
+}
+
+/*
+ * CPU pattern -> GPU checksum (faults migrate) -> GPU writes -> CPU reads
+ * them back (the CPU fault takes the chunks home).
+ */
+TEST_F(pageable, fault_migrates_and_keeps_data)
+{
+	const uint64_t size = 8 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	struct drm_vgpu_query_vm qvm;
+	uint64_t *p, *res, i;
+	struct vgpu_cmd cmd;
+	uint32_t h, rh;
+
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(1, i);
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(0, pg0.vm.faults);
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	EXPECT_EQ(vgpu_fnv1a64(p, size), res[0]);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_LE(1, pg.vm.faults_resolved);
+	EXPECT_EQ(0, pg.vm.faults_cancelled);
+	EXPECT_LE(size, pg.vm.bytes_to_vram);
+	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &qvm));
+	EXPECT_EQ(0, qvm.state & DRM_VGPU_VM_STATE_BANNED);
+
+	/* The GPU writes half; the CPU sees it. */
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_fill(&cmd, PVA + 2 * MiB, 4 * MiB, 0x5a5a5a5a);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 1 % self->dev.exec_queues, &cmd, 60 * SEC));
+	vgpu_cmd_fini(&cmd);
+	for (i = 0; i < size / 8; i++) {
+		uint64_t want = i >= (2 * MiB / 8) && i < (6 * MiB / 8) ?
+				0x5a5a5a5a5a5a5a5aull : pattern(1, i);
+		if (p[i] != want)
+			break;
+	}
+	EXPECT_EQ(size / 8, i) TH_LOG("first bad qword %llu", (unsigned long long)i);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_LE(4 * MiB, pg.vm.bytes_to_system);	/* the dirty chunks went home */
+	vgpu_bo_unmap(p, size);
+	vgpu_bo_unmap(res, 4096);
+}
+
+/* Touching 10 MiB of a 1 GiB pageable BO moves about 10 MiB. */
+TEST_F(pageable, chunk_granularity)
+{
+	const uint64_t size = 1ull << 30;
+	struct drm_vgpu_query_paging pg;
+	uint32_t h;
+
+	if (mem_total() < 3 * size / 2)
+		SKIP(return, "guest RAM too small for a 1 GiB BO");
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + 512 * MiB, 10 * MiB, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(10 * MiB, pg.vm.bytes_to_vram);
+	EXPECT_EQ(5, pg.vm.faults_resolved);
+	TH_LOG("%llu faults, %llu bytes to VRAM", (unsigned long long)pg.vm.faults,
+	       (unsigned long long)pg.vm.bytes_to_vram);
+}
+
+/*
+ * Expected first qwords after random RMW TOUCHes: the device's xorshift64*
+ * generator, replayed on the CPU.
+ */
+static void rmw_expect(uint64_t *cnt, uint64_t lines, uint32_t seed, uint32_t count)
+{
+	uint64_t x = seed ? seed : 0x9e3779b97f4a7c15ull;
+	uint32_t i;
+
+	for (i = 0; i < count; i++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		cnt[(x * 0x2545f4914f6cdd1dull) % lines]++;
+	}
+}
+
+/*
+ * One process's share of the oversubscription test: @n BOs of @bo_size,
+ * CPU pattern, random RMW over all of them on the GPU, then every byte
+ * checked by the CPU against the pattern plus the simulated increments.
+ */
+static int oversub_worker(struct __test_metadata *_metadata, struct vgpu_dev *dev,
+			  unsigned int n, uint64_t bo_size, uint64_t seed)
+{
+	const uint64_t lines = bo_size / 64;
+	uint64_t *cnt = calloc(lines, sizeof(*cnt));
+	uint64_t **p = calloc(n, sizeof(*p));
+	uint32_t *h = calloc(n, sizeof(*h));
+	unsigned int b, round, bad = 0;
+	uint64_t i;
+
+	if (!cnt || !p || !h)
+		return -ENOMEM;
+	for (b = 0; b < n; b++) {
+		if (vgpu_bo_create_pageable(dev, bo_size, &h[b], NULL) ||
+		    vgpu_bo_map(dev, h[b], bo_size, (void **)&p[b]) ||
+		    vgpu_vm_map(dev, h[b], 0, PVA + b * bo_size, bo_size, VGPU_MAP_RW))
+			return -EIO;
+		for (i = 0; i < bo_size / 8; i++)
+			p[b][i] = pattern(seed + b, i);
+	}
+	/* Two sweeps over every BO, each BO touched at random lines. */
+	for (round = 0; round < 2; round++) {
+		for (b = 0; b < n; b++) {
+			uint32_t s = seed * 1000 + round * 100 + b + 1;
+
+			if (touch_run(dev, b % dev->exec_queues, VGPU_TOUCH_RANDOM,
+				      VGPU_TOUCH_RMW, PVA + b * bo_size, bo_size, 0,
+				      4096, s))
+				return -EFAULT;
+		}
+	}
+	for (b = 0; b < n; b++) {
+		memset(cnt, 0, lines * sizeof(*cnt));
+		for (round = 0; round < 2; round++)
+			rmw_expect(cnt, lines, seed * 1000 + round * 100 + b + 1, 4096);
+		for (i = 0; i < bo_size / 8; i++) {
+			uint64_t want = pattern(seed + b, i) + (i % 8 ? 0 : cnt[i / 8]);
+
+			if (p[b][i] != want && bad++ < 4)
+				TH_LOG("bo %u qword %llu: %#llx, want %#llx", b,
+				       (unsigned long long)i, (unsigned long long)p[b][i],
+				       (unsigned long long)want);
+		}
+		vgpu_bo_unmap(p[b], bo_size);
+	}
+	free(cnt);
+	free(p);
+	free(h);
+	return bad ? -EILSEQ : 0;
+}
+
+/* 4x VRAM in pageable BOs, two processes at once, every byte checked. */
+TEST_F(pageable, oversub_4x_integrity)
+{
+	const uint64_t bo_size = 32 * MiB;
+	uint64_t total = 4 * self->vram;
+	struct drm_vgpu_query_paging pg;
+	unsigned int n;
+	int st, ret;
+	pid_t pid;
+
+	if (total > mem_total() * 6 / 10)
+		SKIP(return, "guest RAM too small for 4x VRAM (run with --mem 2G)");
+	n = total / bo_size / 2;
+	set_param("prefetch", "1");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct vgpu_dev dev;
+
+		if (vgpu_open(&dev))
+			_exit(2);
+		_exit(oversub_worker(_metadata, &dev, n, bo_size, 7) ? 1 : 0);
+	}
+	ret = oversub_worker(_metadata, &self->dev, n, bo_size, 3);
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("child status %#x", st);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(0, pg.vm.faults_cancelled);
+	EXPECT_LE(n * bo_size, pg.vm.bytes_to_vram);
+	EXPECT_LE(1, pg.device.evictions);
+	TH_LOG("%u x 32 MiB per process: %llu faults, %llu batches, %llu MiB in, %llu MiB out, %llu evictions",
+	       n, (unsigned long long)pg.vm.faults, (unsigned long long)pg.vm.fault_batches,
+	       (unsigned long long)(pg.vm.bytes_to_vram >> 20),
+	       (unsigned long long)(pg.vm.bytes_to_system >> 20),
+	       (unsigned long long)pg.vm.evictions);
+}
+
+/*
+ * A hot set of half of VRAM touched every round, between scans of new
+ * chunks larger than the rest of VRAM: LRU-2 keeps the hot set, LRU does
+ * not.  Returns the bytes moved into VRAM.
+ */
+static uint64_t scan_polluted(struct __test_metadata *_metadata, struct vgpu_dev *dev,
+			      uint64_t vram, const char *policy)
+{
+	const uint64_t hot = vram / 2, seg = vram * 3 / 4;
+	const unsigned int rounds = 4;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t size = hot + rounds * seg;
+	unsigned int r;
+	uint32_t h;
+
+	if (set_policy(dev, "eviction_policy", policy))
+		return 0;
+	if (vgpu_bo_create_pageable(dev, size, &h, NULL) ||
+	    vgpu_vm_map(dev, h, 0, PVA, size, VGPU_MAP_R) || paging(dev, &pg0))
+		return 0;
+	for (r = 0; r < rounds; r++) {
+		if (touch_run(dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ, PVA, hot,
+			      64 * 1024, 0, 0) ||
+		    touch_run(dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+			      PVA + hot + r * seg, seg, 64 * 1024, 0, 0))
+			return 0;
+	}
+	if (paging(dev, &pg))
+		return 0;
+	vgpu_vm_unmap(dev, PVA, size);
+	vgpu_bo_close(dev, h);
+	TH_LOG("%s: %llu MiB moved in, %llu evictions", policy,
+	       (unsigned long long)((pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram) >> 20),
+	       (unsigned long long)(pg.vm.evictions - pg0.vm.evictions));
+	return pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram;
+}
+
+TEST_F(pageable, lru2_resists_scans)
+{
+	uint64_t lru, lru2;
+
+	if (geteuid())
+		SKIP(return, "needs root to write sysfs");
+	set_param("prefetch", "0");
+	lru = scan_polluted(_metadata, &self->dev, self->vram, "lru");
+	lru2 = scan_polluted(_metadata, &self->dev, self->vram, "lru2");
+	ASSERT_NE(0, lru);
+	ASSERT_NE(0, lru2);
+	/* The hot set (half of VRAM) comes back every round under LRU. */
+	EXPECT_LT(lru2 + self->vram / 2, lru);
+}
+
+/* A chunk that keeps bouncing is pinned to system memory and mapped there. */
+TEST_F(pageable, thrashing_chunk_is_pinned)
+{
+	struct drm_vgpu_query_paging pg;
+	uint64_t moved;
+	unsigned int i;
+	uint32_t h;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, 2 * MiB, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, 2 * MiB, VGPU_MAP_RW));
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL,
+				       VGPU_TOUCH_READ, PVA, 4096, 0, 0, 0));
+		ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, 2 * MiB, VGPU_PLACE_SYSTEM, &moved));
+	}
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(1, pg.vm.thrash_events);
+	EXPECT_LE(1, pg.vm.remote_maps);
+	EXPECT_EQ(0, pg.vm.faults_cancelled);
+}
+
+/* Placement policy "remote": faults map system memory, nothing migrates. */
+TEST_F(pageable, map_remote)
+{
+	const uint64_t size = 8 * MiB;
+	struct drm_vgpu_query_paging pg;
+	uint32_t h;
+
+	if (geteuid())
+		SKIP(return, "needs root to write sysfs");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "remote"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_WRITE,
+			       PVA, size, 0, 0, 0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, size, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(0, pg.vm.bytes_to_vram);
+	EXPECT_EQ(size / (2 * MiB), pg.vm.remote_maps);
+	EXPECT_EQ(size / (2 * MiB), pg.vm.faults_resolved);
+}
+
+/* PREFETCH and ADVISE act per chunk on pageable memory. */
+TEST_F(pageable, prefetch_and_advise)
+{
+	const uint64_t size = 16 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t moved;
+	uint32_t h;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+
+	/* Explicit prefetch of part of the range: exactly those chunks, no fault. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA + 2 * MiB, 4 * MiB, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(4 * MiB, moved);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + 2 * MiB, 4 * MiB, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+	EXPECT_EQ(4 * MiB, pg.vm.prefetch_bytes);
+
+	/* Preferred placement system: leaves VRAM, faults map remotely. */
+	ASSERT_EQ(0, vgpu_advise(&self->dev, PVA, 8 * MiB,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT, VGPU_PLACE_SYSTEM));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, 8 * MiB, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
+	EXPECT_EQ(pg0.vm.remote_maps + 4, pg.vm.remote_maps);
+
+	/* Accessed-by: an evicted chunk stays mapped, in system memory. */
+	ASSERT_EQ(0, vgpu_advise(&self->dev, PVA + 8 * MiB, 8 * MiB,
+				 DRM_VGPU_ADVICE_ACCESSED_BY, DRM_VGPU_ACCESSOR_GPU));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, PVA + 8 * MiB, 8 * MiB,
+				 DRM_VGPU_ADVICE_READ_MOSTLY, 1));
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA + 8 * MiB, 8 * MiB, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(8 * MiB, moved);
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA + 8 * MiB, 8 * MiB, VGPU_PLACE_SYSTEM, &moved));
+	EXPECT_EQ(8 * MiB, moved);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(pg.vm.bytes_to_system, pg0.vm.bytes_to_system);	/* read-mostly: clean */
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + 8 * MiB, 8 * MiB, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+}
+
+/* Automatic prefetch on a sequential stream: far fewer faults. */
+TEST_F(pageable, stream_prefetch)
+{
+	const uint64_t size = 64 * MiB;
+	struct drm_vgpu_query_paging a, b;
+	uint32_t h;
+
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, 2 * size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, 2 * size, VGPU_MAP_RW));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+			       PVA, size, 64 * 1024, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &a));
+	ASSERT_EQ(0, set_param("prefetch", "1"));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+			       PVA + size, size, 64 * 1024, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &b));
+	EXPECT_EQ(size / (2 * MiB), a.vm.faults_resolved);
+	EXPECT_GT(a.vm.faults_resolved / 3, b.vm.faults_resolved - a.vm.faults_resolved);
+	EXPECT_LT(0, b.vm.prefetch_bytes);
+	TH_LOG("faults: %llu without prefetch, %llu with",
+	       (unsigned long long)a.vm.faults_resolved,
+	       (unsigned long long)(b.vm.faults_resolved - a.vm.faults_resolved));
+}
+
+/* Pageable BOs beyond guest memory fail cleanly. */
+TEST_F(pageable, out_of_memory_errno)
+{
+	const uint64_t step = 256 * MiB;
+	uint64_t limit = 2 * mem_total();
+	uint64_t made = 0;
+	uint32_t h;
+	int ret = 0;
+
+	while (made < limit) {
+		ret = vgpu_bo_create_pageable(&self->dev, step, &h, NULL);
+		if (ret)
+			break;
+		made += step;
+	}
+	EXPECT_TRUE(ret == -ENOMEM || ret == -ENOSPC) TH_LOG("ret %d after %llu MiB", ret,
+							     (unsigned long long)(made >> 20));
+	EXPECT_GT(limit, made);
 }
 
 TEST_HARNESS_MAIN

@@ -7,7 +7,9 @@
 #include <linux/dma-resv.h>
 #include <linux/log2.h>
 #include <linux/sched/signal.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -20,6 +22,7 @@
 #include <drm/vgpu_drm.h>
 
 #include "vgpu_bo.h"
+#include "vgpu_chunk.h"
 #include "vgpu_drv.h"
 #include "vgpu_fdinfo.h"
 #include "vgpu_ioctl.h"
@@ -61,12 +64,15 @@ static void vgpu_bo_destroy(struct ttm_buffer_object *tbo)
 		drm_prime_gem_destroy(&tbo->base, tbo->sg);
 	drm_gem_object_release(&tbo->base);
 	mutex_destroy(&bo->gpuva_lock);
+	kvfree(bo->chunks);
 	atomic64_dec(&vdev->stats.bo_count);
 	kfree(bo);
 }
 
 static void vgpu_gem_free(struct drm_gem_object *obj)
 {
+	/* issue 5: a pageable BO's VRAM chunks go with its last reference. */
+	vgpu_chunk_bo_fini(gem_to_vgpu_bo(obj));
 	ttm_bo_put(&gem_to_vgpu_bo(obj)->tbo);
 }
 
@@ -148,7 +154,11 @@ static struct vgpu_bo *vgpu_bo_init(struct vgpu_device *vdev, u64 size,
 				    u32 placements, u32 preferred, u32 flags,
 				    u64 alignment, enum ttm_bo_type type)
 {
-	struct ttm_operation_ctx ctx = { .interruptible = true };
+	/* Pageable memory may be huge: fail rather than wake the OOM killer. */
+	struct ttm_operation_ctx ctx = {
+		.interruptible = true,
+		.gfp_retry_mayfail = !!(flags & DRM_VGPU_BO_PAGEABLE),
+	};
 	struct vgpu_bo *bo;
 	int ret;
 
@@ -162,6 +172,13 @@ static struct vgpu_bo *vgpu_bo_init(struct vgpu_device *vdev, u64 size,
 	bo->preferred = preferred;
 	bo->flags = flags;
 	vgpu_bo_init_placement(vdev, bo);
+	if (flags & DRM_VGPU_BO_PAGEABLE) {
+		ret = vgpu_chunk_bo_init(bo);
+		if (ret) {
+			vgpu_bo_destroy(&bo->tbo);
+			return ERR_PTR(ret);
+		}
+	}
 
 	/* On failure TTM calls vgpu_bo_destroy(), which frees @bo. */
 	ret = ttm_bo_init_reserved(&vdev->ttm, &bo->tbo, type, &bo->placement,
@@ -343,7 +360,10 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 		return ret;
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
-		err = vgpu_bo_make_cpu_visible(to_vgpu_bo(tbo));
+		/* issue 5: the CPU sees pageable memory at home only. */
+		err = vgpu_chunk_bo_evict_all(to_vgpu_bo(tbo));
+		if (!err)
+			err = vgpu_bo_make_cpu_visible(to_vgpu_bo(tbo));
 		if (err == -EINTR || err == -ERESTARTSYS || err == -EAGAIN)
 			ret = VM_FAULT_NOPAGE;
 		else if (err == -ENOMEM)
@@ -402,6 +422,9 @@ static int vgpu_gem_pin(struct drm_gem_object *obj)
 		ttm_bo_pin(&bo->tbo);
 		return 0;
 	}
+	/* Pageable memory moves behind the importer's back: not shared. */
+	if (bo->chunks)
+		return -EINVAL;
 	/* Another device gets pages: pin the BO in system memory. */
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
 	if (ret)
@@ -484,6 +507,21 @@ const struct drm_gem_object_funcs vgpu_gem_funcs = {
 
 /* ---------------------------------------------------------------- ioctls --- */
 
+/*
+ * Pageable memory is backed by system memory and swap alone.  TTM's own
+ * "swap" of TT pages goes to shmem, which only frees memory when there is
+ * a swap device: without one, creating more than memory and swap can hold
+ * ends in the OOM killer inside TTM.  So refuse up front what would not
+ * fit, keeping 1/16 of RAM (at least 64 MiB) for everything else.
+ */
+static bool vgpu_bo_pageable_fits(u64 size)
+{
+	long avail = si_mem_available() + atomic_long_read(&nr_swap_pages);
+	long reserve = max_t(long, totalram_pages() / 16, SZ_64M >> PAGE_SHIFT);
+
+	return (long)(size >> PAGE_SHIFT) <= avail - reserve;
+}
+
 /**
  * vgpu_bo_create_ioctl() - DRM_IOCTL_VGPU_BO_CREATE
  * @drm: DRM device
@@ -513,9 +551,27 @@ int vgpu_bo_create_ioctl(struct drm_device *drm, void *data,
 			   !(args->placements & DRM_VGPU_PLACE_VRAM)) ||
 	    VGPU_IOCTL_DBG(drm, align && (!is_power_of_2(align) ||
 					  align < SZ_4K || align > SZ_1G)) ||
+	    VGPU_IOCTL_DBG(drm, (args->flags & DRM_VGPU_BO_PAGEABLE) &&
+			   (args->flags != DRM_VGPU_BO_PAGEABLE ||
+			    !(args->placements & DRM_VGPU_PLACE_SYSTEM) ||
+			    args->preferred || align)) ||
 	    VGPU_IOCTL_DBG(drm, !size) ||
 	    VGPU_IOCTL_DBG(drm, size > U64_MAX - SZ_1G))
 		return -EINVAL;
+
+	/* issue 5: pageable memory lives in system memory, cached by VRAM. */
+	if (args->flags & DRM_VGPU_BO_PAGEABLE) {
+		size = ALIGN(size, 1ull << vdev->paging.chunk_shift);
+		if (VGPU_IOCTL_DBG(drm, size > VGPU_BO_MAX_SIZE))
+			return -E2BIG;
+		if (VGPU_IOCTL_DBG(drm, !vgpu_bo_pageable_fits(size)))
+			return -ENOMEM;
+		bo = vgpu_bo_create(vdev, size, DRM_VGPU_PLACE_SYSTEM,
+				    DRM_VGPU_PLACE_SYSTEM, args->flags, 0);
+		if (IS_ERR(bo))
+			return PTR_ERR(bo);
+		goto create_handle;
+	}
 
 	align = max_t(u64, align, PAGE_SIZE);
 	size = ALIGN(size, align);
@@ -529,6 +585,7 @@ int vgpu_bo_create_ioctl(struct drm_device *drm, void *data,
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 
+create_handle:
 	/* The handle is the last thing created: nothing to undo after it. */
 	ret = drm_gem_handle_create(file, &bo->tbo.base, &handle);
 	vgpu_bo_put(bo);

@@ -11,6 +11,8 @@
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
 
+struct vgpu_bo_chunks;
+
 /* Driver-internal BO flags, above the uapi's DRM_VGPU_BO_* bits. */
 #define VGPU_BO_KERNEL		(1u << 16)	/* pinned, never user-visible */
 #define VGPU_BO_VISIBLE		(1u << 17)	/* VRAM inside the BAR window */
@@ -27,6 +29,8 @@
  * @flags: ``DRM_VGPU_BO_*`` and ``VGPU_BO_*``.
  * @gpuva_lock: protects the GEM object's list of GPU mappings (its
  *	&drm_gpuvm_bo and their &drm_gpuva), in every VM.
+ * @chunks: %DRM_VGPU_BO_PAGEABLE: the chunk table (vgpu_chunk.c); NULL
+ *	for other BOs.
  *
  * All fields but @tbo and @gpuva_lock are set at creation and read-only
  * afterwards.
@@ -40,6 +44,7 @@ struct vgpu_bo {
 	u32 preferred;
 	u32 flags;
 	struct mutex gpuva_lock;
+	struct vgpu_bo_chunks *chunks;
 };
 
 #endif /* __VGPU_BO_TYPES_H__ */

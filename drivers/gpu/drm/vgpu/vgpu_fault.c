@@ -10,6 +10,7 @@
 
 #include <drm/drm_print.h>
 
+#include "vgpu_chunk.h"
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_fault.h"
@@ -29,10 +30,16 @@
  * VM that owns it, and the batch is sorted and de-duplicated; each
  * faulting page is then counted and logged decoded (rate limited).
  *
- * This driver does not page: a fault is unresolvable.  The VM is banned
- * (later EXEC and VM_BIND give -ECANCELED) and the stalled queue is
- * answered with CANCEL, once per queue per batch however many records it
- * produced.  The device then puts the queue in ERROR, and queue recovery
+ * A fault on pageable memory (%DRM_VGPU_BO_PAGEABLE) is resolved by
+ * migrating or mapping its chunk (see "Pageable BOs and chunk
+ * migration") and the stalled queue is answered with REPLAY, once per
+ * queue per batch however many records it produced.
+ *
+ * Any other fault — nothing mapped, a mapping without the permission, an
+ * ordinary BO, or pageable memory that cannot be had — is unresolvable.
+ * The VM is banned (later EXEC and VM_BIND give -ECANCELED) and the
+ * stalled queue is answered with CANCEL.  The device then puts the queue
+ * in ERROR, and queue recovery
  * (see "hardware queues and job submission") fails the job with -EFAULT
  * and carries on with the queue's other jobs.  Other queues never stop.
  */
@@ -135,57 +142,96 @@ static bool vgpu_fault_read(struct vgpu_device *vdev, struct vgpu_fault *f)
 	return true;
 }
 
+static const char *vgpu_fault_access_str(u32 access)
+{
+	return access < ARRAY_SIZE(vgpu_fault_accesses) &&
+	       vgpu_fault_accesses[access] ? vgpu_fault_accesses[access] : "?";
+}
+
+static const char *vgpu_fault_reason_str(u32 reason)
+{
+	return reason < ARRAY_SIZE(vgpu_fault_reasons) &&
+	       vgpu_fault_reasons[reason] ? vgpu_fault_reasons[reason] :
+	       "unknown reason";
+}
+
 /*
- * One faulting page of a batch (issue 5: records arrive de-duplicated,
- * @e->dups more records of the same VM and page were merged into it).
- * Nothing resolves faults yet: the page's VM is banned.
+ * One faulting page of a batch: records arrive de-duplicated (@e->dups
+ * more records of the same VM and page were merged into it).  Pageable
+ * memory is migrated or mapped (vgpu_chunk_fault()); a page that the
+ * previous entry of the group already mapped is resolved with it; any
+ * other fault is unresolvable and bans the VM.
+ *
+ * Return: true if the page was resolved and its queues may replay.
  */
-static void vgpu_fault_handle(struct vgpu_device *vdev,
-			      const struct vgpu_fault_batch_entry *e)
+static bool vgpu_fault_handle(struct vgpu_device *vdev,
+			      const struct vgpu_fault_batch_entry *e,
+			      struct vgpu_chunk_fault *prev)
 {
 	const struct vgpu_fault *f = &e->f;
 	struct vgpu_vm *vm = e->vm;
+	struct vgpu_chunk_fault cf = {
+		.va = f->va, .access_mask = e->access_mask, .reason = f->reason,
+	};
+	int ret = -ENOENT;
+
+	if (vm) {
+		atomic64_add(1 + e->dups, &vm->ctr.gpu_faults);
+		atomic64_add(1 + e->dups, &vm->paging_ctr.faults);
+		atomic64_add(e->dups, &vm->paging_ctr.fault_duplicates);
+	}
+	if (vm && !vgpu_vm_banned(vm)) {
+		if (prev->res != VGPU_FAULT_RES_CANCELLED &&
+		    f->va >= prev->map_start && f->va < prev->map_end &&
+		    (prev->writable || !(e->access_mask & BIT(VGPU_ACCESS_WRITE))) &&
+		    f->reason == VGPU_FAULT_NOT_PRESENT) {
+			cf.res = VGPU_FAULT_RES_DUPLICATE;
+			ret = 0;
+		} else {
+			ret = vgpu_chunk_fault(vm, &cf);
+			if (!ret)
+				*prev = cf;
+		}
+	}
+	if (!ret) {
+		vgpu_fault_log_add(vdev, f, vm, cf.res);
+		atomic64_inc(&vm->paging_ctr.faults_resolved);
+		return true;
+	}
 
 	dev_warn_ratelimited(vdev->drm.dev,
-			     "GPU fault: queue %u context %u VA %#llx %s, %s at level %u%s\n",
-			     f->queue, f->ctx, f->va,
-			     f->access < ARRAY_SIZE(vgpu_fault_accesses) &&
-			     vgpu_fault_accesses[f->access] ?
-			     vgpu_fault_accesses[f->access] : "?",
-			     f->reason < ARRAY_SIZE(vgpu_fault_reasons) &&
-			     vgpu_fault_reasons[f->reason] ?
-			     vgpu_fault_reasons[f->reason] : "unknown reason",
-			     f->level, vm ? ", banning the VM" : " (no VM)");
+			     "GPU fault: queue %u context %u VA %#llx %s, %s at level %u%s (%d)\n",
+			     f->queue, f->ctx, f->va, vgpu_fault_access_str(f->access),
+			     vgpu_fault_reason_str(f->reason), f->level,
+			     vm ? ", banning the VM" : " (no VM)", ret);
 	vgpu_fault_log_add(vdev, f, vm,
 			   vm ? VGPU_FAULT_RES_CANCELLED : VGPU_FAULT_RES_NO_VM);
-	if (!vm)
-		return;
-	atomic64_add(1 + e->dups, &vm->ctr.gpu_faults);
-	atomic64_add(1 + e->dups, &vm->paging_ctr.faults);
-	atomic64_add(e->dups, &vm->paging_ctr.fault_duplicates);
-	atomic64_inc(&vm->paging_ctr.faults_cancelled);
-	vgpu_vm_ban(vm);
+	if (vm) {
+		atomic64_inc(&vm->paging_ctr.faults_cancelled);
+		vgpu_vm_ban(vm);
+	}
+	return false;
 }
 
 /*
  * Reads up to the batch limit of records, sorts, de-duplicates and groups
  * them, and handles each faulting page once.  Sets the stalled queues in
- * @stalled.
+ * @replay or, if one of their pages could not be resolved, in @cancel.
  *
  * Return: true if the batch filled up (more records may be waiting).
  */
 static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 				   struct vgpu_fault_batch *b,
-				   unsigned long *stalled)
+				   unsigned long *replay, unsigned long *cancel)
 {
 	struct vgpu_paging_counters *ctr = &vdev->paging.ctr;
 	struct vgpu_fault_batch_entry *e;
 	struct vgpu_fault_group *g;
 	struct vgpu_vm *last = NULL;
 	u64 start = ktime_get_ns();
+	u32 i, resolved = 0;
 	struct vgpu_fault f;
 	bool full;
-	u32 i;
 
 	vgpu_fault_batch_reset(b);
 	/* Each record takes a reference on its VM, dropped below. */
@@ -197,13 +243,22 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 		return false;
 
 	vgpu_fault_batch_sort(b);
+	vgpu_chunk_batch_begin(vdev);
 	vgpu_fault_batch_for_each_group(b, g) {
+		struct vgpu_chunk_fault prev = { .res = VGPU_FAULT_RES_CANCELLED };
+
 		if (g->vm && g->vm != last)
 			atomic64_inc(&g->vm->paging_ctr.fault_batches);
 		last = g->vm;
 		for (e = &b->entries[g->first]; e < &b->entries[g->first + g->nr]; e++) {
-			vgpu_fault_handle(vdev, e);
-			stalled[0] |= e->queues & GENMASK(VGPU_NUM_QUEUES - 1, 0);
+			u32 queues = e->queues & GENMASK(VGPU_NUM_QUEUES - 1, 0);
+
+			if (vgpu_fault_handle(vdev, e, &prev)) {
+				replay[0] |= queues;
+				resolved++;
+			} else {
+				cancel[0] |= queues;
+			}
 			for (i = 0; e->vm && i <= e->dups; i++)
 				vgpu_vm_put(e->vm);
 		}
@@ -211,7 +266,8 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 	atomic64_inc(&ctr->fault_batches);
 	atomic64_add(b->nr_records, &ctr->faults);
 	atomic64_add(b->nr_records - b->nr, &ctr->fault_duplicates);
-	atomic64_add(b->nr, &ctr->faults_cancelled);
+	atomic64_add(resolved, &ctr->faults_resolved);
+	atomic64_add(b->nr - resolved, &ctr->faults_cancelled);
 	atomic64_add(ktime_get_ns() - start, &ctr->fault_ns);
 	return full;
 }
@@ -225,16 +281,24 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 void vgpu_fault_drain(struct vgpu_device *vdev)
 {
 	struct vgpu_fault_batch *b = vdev->paging.batch;
-	DECLARE_BITMAP(stalled, VGPU_NUM_QUEUES);
+	DECLARE_BITMAP(replay, VGPU_NUM_QUEUES);
+	DECLARE_BITMAP(cancel, VGPU_NUM_QUEUES);
 	u32 overflows, q;
 
 	BUILD_BUG_ON(VGPU_NUM_QUEUES > BITS_PER_LONG);
-	bitmap_zero(stalled, VGPU_NUM_QUEUES);
+	bitmap_zero(replay, VGPU_NUM_QUEUES);
+	bitmap_zero(cancel, VGPU_NUM_QUEUES);
 	/* issue 5: batches of at most vgpu.fault_batch_limit records. */
 	mutex_lock(&vdev->paging.fault_lock);
 	vgpu_fault_batch_set_limit(b, vgpu_paging_fault_batch_limit());
-	while (vgpu_fault_drain_batch(vdev, b, stalled))
-		;
+	while (vgpu_fault_drain_batch(vdev, b, replay, cancel)) {
+		/* Answer as we go: a resolved queue resumes while we work. */
+		for_each_set_bit(q, replay, VGPU_NUM_QUEUES)
+			if (!test_bit(q, cancel))
+				vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
+					  VGPU_QUEUE_CONTROL_REPLAY);
+		bitmap_zero(replay, VGPU_NUM_QUEUES);
+	}
 	mutex_unlock(&vdev->paging.fault_lock);
 
 	overflows = vgpu_rd32(vdev, VGPU_REG_FAULT_BUF_OVERFLOWS);
@@ -242,18 +306,28 @@ void vgpu_fault_drain(struct vgpu_device *vdev)
 		dev_warn_ratelimited(vdev->drm.dev, "fault buffer overflowed: %u records lost\n",
 				     overflows);
 		vdev->fault.overflows = overflows;
-		/* A lost record may hide a stalled queue: ask the queues. */
+		/*
+		 * A lost record may hide a stalled queue: ask the queues and
+		 * let them retry; an access still unresolved faults again.
+		 */
 		for (q = 0; q < vdev->nr_queues; q++) {
 			u32 st = vgpu_rd32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_STATUS));
 
 			if (FIELD_GET(VGPU_QUEUE_STATUS_STATE_MASK, st) ==
 			    VGPU_QUEUE_STATE_STALLED)
-				__set_bit(q, stalled);
+				__set_bit(q, replay);
 		}
 	}
 
-	/* One answer per stalled queue, however many records it wrote. */
-	for_each_set_bit(q, stalled, VGPU_NUM_QUEUES)
+	/*
+	 * One answer per stalled queue, however many records it wrote:
+	 * CANCEL if any of its pages could not be resolved, else REPLAY.
+	 */
+	for_each_set_bit(q, cancel, VGPU_NUM_QUEUES)
 		vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
 			  VGPU_QUEUE_CONTROL_CANCEL);
+	for_each_set_bit(q, replay, VGPU_NUM_QUEUES)
+		if (!test_bit(q, cancel))
+			vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
+				  VGPU_QUEUE_CONTROL_REPLAY);
 }

@@ -226,31 +226,26 @@ void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 }
 
 /**
- * vgpu_fdinfo_job_done() - add a finished job's run time to its VM
- * @job: a job whose fences have signalled (from free_job)
+ * vgpu_fdinfo_engine_charge() - add a job's run time on a queue to its VM
+ * @q: the hardware queue
+ * @vm: the job's VM
+ * @start_ns: when the job was written to the ring
+ * @end_ns: when its hardware fence signalled
  *
- * The job ran from when its scheduler fence signalled "scheduled" (the
- * ring got it) until its "finished" fence signalled; on a shared ring it
- * may have waited for the job before it, so it counts from that job's
- * end if later.  free_job sees a queue's jobs in completion order.
+ * On a shared ring a job may wait for the one before it, so its time
+ * counts from that job's end if later.  Charged before the fence signals,
+ * so ``drm-engine-q<N>`` already includes a job whose fence a waiter sees.
+ *
+ * Context: any; caller holds @q->fence_lock (the order of completion).
  */
-void vgpu_fdinfo_job_done(struct vgpu_job *job)
+void vgpu_fdinfo_engine_charge(struct vgpu_queue *q, struct vgpu_vm *vm,
+			       u64 start_ns, u64 end_ns)
 {
-	struct drm_sched_fence *sf = job->base.s_fence;
-	struct vgpu_queue *q = job->q;
-	u64 start, end, last;
-
-	if (!sf || !q ||
-	    !test_bit(DMA_FENCE_FLAG_TIMESTAMP_BIT, &sf->scheduled.flags) ||
-	    !test_bit(DMA_FENCE_FLAG_TIMESTAMP_BIT, &sf->finished.flags))
-		return;
-	start = ktime_to_ns(sf->scheduled.timestamp);
-	end = ktime_to_ns(sf->finished.timestamp);
-	last = READ_ONCE(q->busy_until);
-	start = max(start, last);
-	if (end > start)
-		atomic64_add(end - start, &job->vm->ctr.engine_ns[q->id]);
-	WRITE_ONCE(q->busy_until, max(end, last));
+	lockdep_assert_held(&q->fence_lock);
+	start_ns = max(start_ns, q->busy_until);
+	if (end_ns > start_ns)
+		atomic64_add(end_ns - start_ns, &vm->ctr.engine_ns[q->id]);
+	q->busy_until = max(end_ns, q->busy_until);
 }
 
 /**

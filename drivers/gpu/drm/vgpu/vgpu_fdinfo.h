@@ -10,10 +10,12 @@
 struct drm_file;
 struct drm_printer;
 struct ttm_buffer_object;
-struct vgpu_job;
+struct vgpu_queue;
+struct vgpu_vm;
 
 void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file);
-void vgpu_fdinfo_job_done(struct vgpu_job *job);
+void vgpu_fdinfo_engine_charge(struct vgpu_queue *q, struct vgpu_vm *vm,
+			       u64 start_ns, u64 end_ns);
 void vgpu_fdinfo_account_move(struct ttm_buffer_object *tbo, bool evict,
 			      int old_type, u32 new_type);
 

@@ -11,25 +11,41 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gpuvm.h>
+#include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 #include <drm/vgpu_drm.h>
 
 #include "vgpu_bo.h"
 #include "vgpu_drv.h"
-#include "vgpu_fdinfo.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
-#include "vgpu_ttm.h"
 #include "vgpu_vm.h"
 
 /**
  * DOC: EXEC
  *
- * EXEC builds a &struct vgpu_job: the command stream is copied from user
- * memory or read from a BO (through the CPU, after moving the BO into the
- * CPU-visible window if needed), the syncobjs become scheduler
- * dependencies, and the job is pushed to the file's entity for the queue.
+ * EXEC builds a &struct vgpu_job, whose commands go to the queue's ring:
+ *
+ * - an inline command stream (user memory) is copied, whole, into the
+ *   job and later into the ring (at most %DRM_VGPU_EXEC_MAX_CMDS_SIZE);
+ * - a command stream in a BO (%DRM_VGPU_EXEC_CMDS_BO) is not read by the
+ *   CPU at all: the job is one ``CALL(va, size)`` (hardware.rst, "Indirect
+ *   streams"), where va is the GPU VA at which the file's VM maps the BO
+ *   range, readable.  The device reads the stream through the VM like any
+ *   data, so the BO may be anywhere (VRAM outside the CPU-visible window,
+ *   system memory), the stream may be up to
+ *   %DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE, and a bad stream faults in the user's
+ *   own VM (the job fails with -EFAULT and the VM is banned, as for any
+ *   fault).  The mapping is looked up under the VM's lock: a BO range not
+ *   mapped is refused with -ENXIO, mapped without read permission with
+ *   -EACCES.  As the BO is mapped, it is one of the VM's BOs: implicit sync
+ *   and the job's fence cover it like the others, and a move of it is
+ *   mapped again before the job runs.
+ *
+ * Either way the kernel appends a FENCE of its own, the syncobjs become
+ * scheduler dependencies, and the job is pushed to the file's entity for
+ * the queue.
  *
  * Between, with the VM's lock held for reading and every BO of the VM
  * reserved (drm_gpuvm_exec_lock()), mappings whose BO moved are mapped
@@ -58,12 +74,7 @@ static void vgpu_hw_fence_free(struct vgpu_hw_fence *hf)
  */
 void vgpu_job_free(struct vgpu_job *job)
 {
-	struct dma_fence *finished = job->base.s_fence ?
-				     &job->base.s_fence->finished : NULL;
-
-	/* Completed/failed counts are taken when the hardware fence signals. */
-	if (finished && dma_fence_is_signaled(finished))
-		vgpu_fdinfo_job_done(job);
+	/* Counts and engine time are taken when the hardware fence signals. */
 	drm_sched_job_cleanup(&job->base);
 	vgpu_hw_fence_free(job->hw_fence);
 	kvfree(job->cmds);
@@ -179,52 +190,88 @@ void vgpu_vm_entities_fini(struct vgpu_vm *vm)
 	}
 }
 
-/* Read the command stream from a BO, through the CPU. */
-static int vgpu_job_read_bo(struct drm_device *drm, struct vgpu_job *job,
-			    struct drm_file *file, u32 handle, u64 offset,
-			    u32 size)
-{
+/* The command stream of an EXEC with %DRM_VGPU_EXEC_CMDS_BO. */
+struct vgpu_exec_stream {
 	struct drm_gem_object *obj;
-	struct vgpu_bo *bo;
-	long wait;
+	u64 offset;
+	u32 size;
+};
+
+/*
+ * Where the VM maps [offset, offset + size) of the stream's BO: the VA of
+ * its first byte in the first mapping that covers it all and allows
+ * reading.  -ENXIO if no mapping covers it, -EACCES if only mappings
+ * without read permission do.
+ */
+static int vgpu_exec_stream_va(struct vgpu_vm *vm,
+			       const struct vgpu_exec_stream *st, u64 *va_out)
+{
+	struct vgpu_bo *bo = gem_to_vgpu_bo(st->obj);
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *va;
+	int ret = -ENXIO;
+
+	lockdep_assert_held(&vm->lock);
+	mutex_lock(&bo->gpuva_lock);
+	drm_gem_for_each_gpuvm_bo(vm_bo, st->obj) {
+		if (vm_bo->vm != &vm->gpuvm)
+			continue;
+		drm_gpuvm_bo_for_each_va(va, vm_bo) {
+			struct vgpu_vma *vma = container_of(va, struct vgpu_vma,
+							    base);
+
+			if (st->offset < va->gem.offset ||
+			    st->offset + st->size > va->gem.offset + va->va.range)
+				continue;
+			if (!(vma->pte_flags & VGPU_PTE_READ)) {
+				ret = -EACCES;
+				continue;
+			}
+			*va_out = va->va.addr + st->offset - va->gem.offset;
+			ret = 0;
+			goto out_unlock;
+		}
+	}
+out_unlock:
+	mutex_unlock(&bo->gpuva_lock);
+	return ret;
+}
+
+/* Point the job's CALL at the stream: VM lock held, so mappings stay. */
+static int vgpu_exec_stream_bind(struct drm_device *drm, struct vgpu_vm *vm,
+				 struct vgpu_job *job,
+				 const struct vgpu_exec_stream *st)
+{
+	u64 va;
 	int ret;
 
-	obj = drm_gem_object_lookup(file, handle);
-	if (VGPU_IOCTL_DBG(drm, !obj))
-		return -ENOENT;
-	if (VGPU_IOCTL_DBG(drm, offset >= obj->size ||
-			   size > obj->size - offset)) {
-		ret = -EINVAL;
-		goto out_put;
+	ret = vgpu_exec_stream_va(vm, st, &va);
+	if (ret) {
+		drm_dbg_driver(drm, "EXEC: BO range 0x%llx+0x%x %s in the VM\n",
+			       st->offset, st->size, ret == -EACCES ?
+			       "mapped without read permission" : "not mapped");
+		return ret;
 	}
-	bo = gem_to_vgpu_bo(obj);
-	ret = dma_resv_lock_interruptible(obj->resv, NULL);
-	if (ret)
-		goto out_put;
-	/* Writers of the stream (other jobs, moves) must be done. */
-	wait = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_WRITE, true,
-				     MAX_SCHEDULE_TIMEOUT);
-	ret = wait < 0 ? wait : vgpu_bo_make_cpu_visible(bo);
-	if (!ret)
-		ret = vgpu_ttm_access(&bo->tbo, offset, job->cmds, size, 0);
-	dma_resv_unlock(obj->resv);
-	if (ret == size)
-		ret = 0;
-out_put:
-	drm_gem_object_put(obj);
-	return ret;
+	job->cmds[0] = VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN);
+	job->cmds[1] = lower_32_bits(va);
+	job->cmds[2] = upper_32_bits(va);
+	job->cmds[3] = st->size / 4;
+	return 0;
 }
 
 static int vgpu_exec_check(struct drm_device *drm, struct vgpu_device *vdev,
 			   const struct drm_vgpu_exec *args)
 {
 	bool in_bo = args->flags & DRM_VGPU_EXEC_CMDS_BO;
+	u32 max = in_bo ? DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE :
+			  DRM_VGPU_EXEC_MAX_CMDS_SIZE;
 
+	BUILD_BUG_ON(DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE / 4 > VGPU_CALL_SIZE_MAX_DW);
 	if (VGPU_IOCTL_DBG(drm, args->vm_id || args->pad || args->reserved) ||
 	    VGPU_IOCTL_DBG(drm, args->flags & ~DRM_VGPU_EXEC_FLAGS_ALL) ||
 	    VGPU_IOCTL_DBG(drm, args->queue >= vgpu_exec_queues(vdev)) ||
 	    VGPU_IOCTL_DBG(drm, !args->cmds_size || args->cmds_size % 4 ||
-			   args->cmds_size > DRM_VGPU_EXEC_MAX_CMDS_SIZE) ||
+			   args->cmds_size > max) ||
 	    VGPU_IOCTL_DBG(drm, args->num_in_syncs > DRM_VGPU_EXEC_MAX_SYNCS) ||
 	    VGPU_IOCTL_DBG(drm, !in_bo && (args->cmds_handle || args->cmds_offset)) ||
 	    VGPU_IOCTL_DBG(drm, in_bo && (args->cmds || args->cmds_offset % 4)))
@@ -232,8 +279,13 @@ static int vgpu_exec_check(struct drm_device *drm, struct vgpu_device *vdev,
 	return 0;
 }
 
-/* Lock the VM's BOs, map moved ones, wire up implicit sync, push. */
-static int vgpu_exec_push(struct vgpu_vm *vm, struct vgpu_job *job,
+/*
+ * Lock the VM's BOs, point a BO stream's CALL at its mapping, map moved
+ * BOs, wire up implicit sync, push.
+ */
+static int vgpu_exec_push(struct drm_device *drm, struct vgpu_vm *vm,
+			  struct vgpu_job *job,
+			  const struct vgpu_exec_stream *st,
 			  struct dma_fence **out)
 {
 	struct drm_gpuvm_exec vm_exec = {
@@ -246,6 +298,11 @@ static int vgpu_exec_push(struct vgpu_vm *vm, struct vgpu_job *job,
 	int ret;
 
 	down_read(&vm->lock);
+	if (st) {
+		ret = vgpu_exec_stream_bind(drm, vm, job, st);
+		if (ret)
+			goto out_unlock;
+	}
 	ret = drm_gpuvm_exec_lock(&vm_exec);
 	if (ret)
 		goto out_unlock;
@@ -293,6 +350,7 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	struct vgpu_file *vfile = file->driver_priv;
 	struct drm_vgpu_exec *args = data;
 	struct vgpu_vm *vm = vfile->vm;
+	struct vgpu_exec_stream stream = {}, *st = NULL;
 	struct drm_syncobj *out_sync = NULL;
 	struct drm_sched_entity *entity;
 	struct dma_fence *fence = NULL;
@@ -305,6 +363,9 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	ret = vgpu_exec_check(drm, vdev, args);
 	if (ret)
 		return ret;
+	if (VGPU_IOCTL_DBG(drm, (args->flags & DRM_VGPU_EXEC_CMDS_BO) &&
+			   !(vdev->caps & VGPU_CAPS_CALL)))
+		return -EOPNOTSUPP;
 	if (vgpu_vm_banned(vm))
 		return -ECANCELED;
 
@@ -322,38 +383,52 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		}
 	}
 
+	if (args->flags & DRM_VGPU_EXEC_CMDS_BO) {
+		stream.obj = drm_gem_object_lookup(file, args->cmds_handle);
+		if (VGPU_IOCTL_DBG(drm, !stream.obj)) {
+			ret = -ENOENT;
+			goto out_put_sync;
+		}
+		stream.offset = args->cmds_offset;
+		stream.size = args->cmds_size;
+		st = &stream;
+		if (VGPU_IOCTL_DBG(drm, stream.offset >= stream.obj->size ||
+				   stream.size > stream.obj->size - stream.offset)) {
+			ret = -EINVAL;
+			goto out_put_stream;
+		}
+	}
+
 	q = vgpu_exec_queue(vdev, args->queue);
 	entity = vgpu_vm_entity(vm, q);
 	if (IS_ERR(entity)) {
 		ret = PTR_ERR(entity);
-		goto out_put_sync;
+		goto out_put_stream;
 	}
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job) {
 		ret = -ENOMEM;
-		goto out_put_sync;
+		goto out_put_stream;
 	}
 	job->vm = vgpu_vm_get(vm);
 	job->q = q;
-	job->ndw = args->cmds_size / 4;
-	job->cmds = kvmalloc(args->cmds_size, GFP_KERNEL);
+	/* A BO stream is one CALL, filled in by vgpu_exec_stream_bind(). */
+	job->ndw = st ? VGPU_CALL_LEN : args->cmds_size / 4;
+	job->cmds = kvmalloc_array(job->ndw, sizeof(u32), GFP_KERNEL);
 	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
 	if (!job->cmds || !job->hw_fence) {
 		ret = -ENOMEM;
 		goto out_free_job;
 	}
-	if (args->flags & DRM_VGPU_EXEC_CMDS_BO)
-		ret = vgpu_job_read_bo(drm, job, file, args->cmds_handle,
-				       args->cmds_offset, args->cmds_size);
-	else if (copy_from_user(job->cmds, u64_to_user_ptr(args->cmds),
-				args->cmds_size))
+	if (!st && copy_from_user(job->cmds, u64_to_user_ptr(args->cmds),
+				  args->cmds_size)) {
 		ret = -EFAULT;
-	if (ret)
 		goto out_free_job;
+	}
 
 	ret = drm_sched_job_init(&job->base, entity,
-				 DIV_ROUND_UP(args->cmds_size + VGPU_FENCE_LEN * 4,
+				 DIV_ROUND_UP((job->ndw + VGPU_FENCE_LEN) * 4,
 					      VGPU_RING_CREDIT),
 				 vm, file->client_id);
 	if (ret)
@@ -366,7 +441,7 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 			goto out_cleanup_job;
 	}
 
-	ret = vgpu_exec_push(vm, job, &fence);
+	ret = vgpu_exec_push(drm, vm, job, st, &fence);
 	if (ret)
 		goto out_cleanup_job;
 
@@ -374,7 +449,7 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	if (out_sync)
 		drm_syncobj_replace_fence(out_sync, fence);
 	dma_fence_put(fence);
-	goto out_put_sync;
+	goto out_put_stream;
 
 out_cleanup_job:
 	drm_sched_job_cleanup(&job->base);
@@ -384,6 +459,9 @@ out_free_job:
 	kvfree(job->cmds);
 	vgpu_vm_put(job->vm);
 	kfree(job);
+out_put_stream:
+	if (stream.obj)
+		drm_gem_object_put(stream.obj);
 out_put_sync:
 	if (out_sync)
 		drm_syncobj_put(out_sync);

@@ -196,6 +196,77 @@ int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 }
 
 /**
+ * vgpu_migrate_chunk() - copy a demand-paging chunk between its two homes
+ * @vdev: vgpu device
+ * @tbo: the pageable BO, its system pages populated (%TTM_PL_TT)
+ * @bo_offset: offset of the chunk in @tbo
+ * @size: bytes
+ * @vram: VRAM offset of the chunk's VRAM copy (one contiguous block)
+ * @to_vram: copy system pages to VRAM (else VRAM to the system pages)
+ *
+ * One COPY per physically contiguous run of system pages, in one job on
+ * the kernel's queue, waited for.  The caller makes sure nobody changes
+ * the pages meanwhile (see "Demand paging: locking").
+ *
+ * Return: 0, -EOPNOTSUPP when the engine cannot reach the memory, -ENXIO
+ * when the pages are not populated, -ENOMEM or -EIO.
+ */
+int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
+		       u64 bo_offset, u64 size, u64 vram, bool to_vram)
+{
+	struct vgpu_migrate *m = &vdev->migrate;
+	struct vgpu_migrate_batch b = { .vdev = vdev };
+	struct vgpu_res_cursor sc;
+	u64 off;
+	long err;
+	int ret;
+
+	if (!vgpu_migrate_ready(vdev))
+		return -EOPNOTSUPP;
+	ret = vgpu_res_cursor_init(&sc, tbo, tbo->resource, bo_offset);
+	if (ret)
+		return ret;
+	b.dw = kvmalloc_array(VGPU_MIGRATE_JOB_DW, sizeof(u32), GFP_KERNEL);
+	if (!b.dw)
+		return -ENOMEM;
+
+	mutex_lock(&m->lock);
+	for (off = 0; off < size && !b.error;) {
+		u64 n = min(sc.contig, size - off);
+		u64 sva, vva = VGPU_MIGRATE_VRAM_VA + vram + off;
+
+		sva = n ? vgpu_migrate_va(m, &sc, n) : 0;
+		if (!sva) {
+			b.error = -EOPNOTSUPP;
+			break;
+		}
+		if (to_vram)
+			vgpu_migrate_emit(&b, VGPU_OP_COPY, sva, vva, n);
+		else
+			vgpu_migrate_emit(&b, VGPU_OP_COPY, vva, sva, n);
+		off += n;
+		vgpu_res_cursor_next(&sc, n);
+	}
+	vgpu_migrate_flush(&b);
+	mutex_unlock(&m->lock);
+
+	if (b.last) {
+		err = dma_fence_wait(b.last, false);
+		if (!err && b.last->error)
+			err = b.last->error;
+		dma_fence_put(b.last);
+		if (err && !b.error) {
+			drm_err(&vdev->drm, "copy engine chunk job failed: %ld\n", err);
+			b.error = -EIO;
+		}
+	}
+	if (!b.error)
+		atomic64_add(size, &m->bytes_copied);
+	kvfree(b.dw);
+	return b.error;
+}
+
+/**
  * vgpu_migrate_init() - build the kernel VM and start the copy engine
  * @vdev: vgpu device, queues and contexts set up
  *

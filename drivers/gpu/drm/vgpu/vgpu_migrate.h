@@ -47,5 +47,7 @@ void vgpu_migrate_fini(struct vgpu_device *vdev);
 bool vgpu_migrate_ready(struct vgpu_device *vdev);
 int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 		      struct ttm_resource *src, struct ttm_resource *dst);
+int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
+		       u64 bo_offset, u64 size, u64 vram, bool to_vram);
 
 #endif /* __VGPU_MIGRATE_H__ */

@@ -18,6 +18,7 @@
 #include <drm/vgpu_drm.h>
 
 #include "vgpu_bo.h"
+#include "vgpu_chunk.h"
 #include "vgpu_drv.h"
 #include "vgpu_evict_policy.h"
 #include "vgpu_fault_batch.h"
@@ -96,6 +97,16 @@ MODULE_PARM_DESC(prefetch,
 		 "Prefetch ahead of sequential and strided fault streams (default: on)");
 
 /**
+ * vgpu_paging_prefetch_enabled() - is automatic prefetch on?
+ *
+ * Return: the ``vgpu.prefetch`` parameter, writable at run time.
+ */
+bool vgpu_paging_prefetch_enabled(void)
+{
+	return READ_ONCE(vgpu_prefetch_enable);
+}
+
+/**
  * vgpu_paging_fault_batch_limit() - the current batch limit
  *
  * Read at the start of every drain, so writing the module parameter
@@ -142,6 +153,10 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 	mutex_init(&pg->lock);
 	mutex_init(&pg->fault_lock);
 
+	/* Both eviction and both placement policies are implemented. */
+	vgpu_policy_set_supported(vdev, BIT(VGPU_EVICT_LRU) | BIT(VGPU_EVICT_LRU2),
+				  BIT(VGPU_PLACE_MIGRATE) | BIT(VGPU_PLACE_REMOTE));
+
 	vgpu_paging_apply_param(vdev, "eviction_policy", vgpu_eviction_policy,
 				vgpu_policy_evict_parse(vgpu_eviction_policy),
 				vgpu_policy_set_evict);
@@ -158,11 +173,22 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 			    VGPU_EVICT_CRP_DEFAULT);
 	pg->chunk_shift = ilog2(kb) + 10;
 	vgpu_prefetch_cfg_default(&pg->prefetch_cfg);
+	pg->ctr_shift = VGPU_ACCESS_CHUNK_SHIFT_DEFAULT;
+	if (vdev->caps & VGPU_CAPS_ACCESS_COUNTERS)
+		pg->ctr_shift = clamp(vgpu_rd32(vdev, VGPU_REG_ACCESS_CHUNK_SHIFT),
+				      12u, 40u);
+	pg->sample_max = (vdev->vram_size >> pg->chunk_shift) + 1;
+	pg->sample = kvcalloc(pg->sample_max, sizeof(*pg->sample), GFP_KERNEL);
+	if (!pg->sample)
+		return -ENOMEM;
 
 	pg->batch = vgpu_fault_batch_alloc(vgpu_paging_fault_batch_limit(),
 					   pg->chunk_shift);
-	if (!pg->batch)
+	if (!pg->batch) {
+		kvfree(pg->sample);
+		pg->sample = NULL;
 		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -174,6 +200,8 @@ void vgpu_paging_fini(struct vgpu_device *vdev)
 {
 	vgpu_fault_batch_free(vdev->paging.batch);
 	vdev->paging.batch = NULL;
+	kvfree(vdev->paging.sample);
+	vdev->paging.sample = NULL;
 	mutex_destroy(&vdev->paging.fault_lock);
 	mutex_destroy(&vdev->paging.lock);
 }
@@ -320,6 +348,8 @@ static int vgpu_paging_place_bo(struct vgpu_vm *vm, struct vgpu_bo *bo,
 	unsigned int i;
 	int ret;
 
+	if (bo->chunks)
+		return 0;	/* chunk by chunk: vgpu_chunk_place_range() */
 	if (!(bo->placements & placement) || (bo->flags & VGPU_BO_KERNEL) ||
 	    tbo->type == ttm_bo_type_sg) {
 		*skipped += size;
@@ -404,6 +434,10 @@ int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,
 	ret = vgpu_paging_place_range(vm, args->va, args->range,
 				      args->placement, &moved, &skipped);
 	vgpu_paging_count(vm, prefetch_bytes, moved);
+	/* Pageable memory counts its prefetched bytes itself. */
+	if (!ret)
+		ret = vgpu_chunk_place_range(vm, args->va, args->range,
+					     args->placement, &moved);
 out:
 	up_read(&vm->lock);
 	args->bytes_moved = moved;
@@ -461,6 +495,10 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 	if (args->advice == DRM_VGPU_ADVICE_PREFERRED_PLACEMENT && args->value)
 		ret = vgpu_paging_place_range(vm, args->va, args->range,
 					      args->value, &moved, &skipped);
+	/* Pageable memory keeps every hint, per chunk. */
+	if (!ret)
+		ret = vgpu_chunk_advise_range(vm, args->va, args->range,
+					      args->advice, args->value, &moved);
 out:
 	up_read(&vm->lock);
 	return ret;

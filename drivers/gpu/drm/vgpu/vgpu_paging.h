@@ -26,6 +26,7 @@ void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
 void vgpu_paging_query(struct drm_file *file, struct drm_vgpu_query_paging *q);
 
 unsigned int vgpu_paging_fault_batch_limit(void);
+bool vgpu_paging_prefetch_enabled(void);
 
 int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file);

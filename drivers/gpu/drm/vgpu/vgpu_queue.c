@@ -14,6 +14,7 @@
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_job.h"
+#include "vgpu_fdinfo.h"
 #include "vgpu_queue.h"
 #include "vgpu_vm.h"
 
@@ -23,6 +24,8 @@
  * Queue 0 is the kernel's; queues 1 to N-1 are the exec queues of the
  * uapi (exec queue i is hardware queue i + 1).  Each has a ring of
  * %VGPU_RING_BYTES in coherent system memory and a &drm_gpu_scheduler.
+ * A job's commands in the ring are its inline stream, or one CALL to its
+ * stream in a BO (vgpu_job.c).
  * Every file gets one scheduler entity per exec queue it uses, so jobs of
  * different VMs interleave on a ring in scheduler order.
  *
@@ -36,7 +39,9 @@
  * for the last fence emitted on the queue.  run_job then reprograms
  * QUEUE_CONTEXT if needed, copies the commands into the ring, appends
  * ``FENCE(fence VA, seqno, IRQ)`` and rings the doorbell.  The job's fence
- * signals from the FENCE interrupt (vgpu_queue_complete()).
+ * signals from the FENCE interrupt (vgpu_queue_complete()), which reads
+ * QUEUE_FENCE only: on a device with ``VGPU_CAPS_FENCE_NOWRITE`` the FENCE
+ * has ``FENCE_FLAG_NOWRITE`` and nothing is written at the fence VA.
  *
  * Recovery.  A queue stops for three reasons: a job runs past the job
  * timeout, a command is bad (ERROR), or a GPU fault was answered with
@@ -112,8 +117,12 @@ static void vgpu_ring_emit_job(struct vgpu_queue *q, struct vgpu_job *job)
 {
 	u64 fence_va = VGPU_VM_FENCE_VA + q->id * sizeof(u64);
 	u64 seqno = job->hw_fence->base.seqno;
+	/* Only QUEUE_FENCE and the interrupt matter: no write if we can. */
+	u32 flags = VGPU_FENCE_FLAG_IRQ |
+		    (q->vdev->caps & VGPU_CAPS_FENCE_NOWRITE ?
+		     VGPU_FENCE_FLAG_NOWRITE : 0);
 	u32 fence[VGPU_FENCE_LEN] = {
-		VGPU_CMD_HEADER(VGPU_OP_FENCE, VGPU_FENCE_FLAG_IRQ, VGPU_FENCE_LEN),
+		VGPU_CMD_HEADER(VGPU_OP_FENCE, flags, VGPU_FENCE_LEN),
 		lower_32_bits(fence_va), upper_32_bits(fence_va),
 		lower_32_bits(seqno), upper_32_bits(seqno),
 	};
@@ -177,6 +186,7 @@ static void vgpu_hw_fence_signal_locked(struct vgpu_queue *q,
 		f->ctx_held = false;
 	}
 	/* Count before signalling: a waiter may read the counters at once. */
+	vgpu_fdinfo_engine_charge(q, f->vm, f->emitted_ns, ktime_get_ns());
 	if (error) {
 		dma_fence_set_error(&f->base, error);
 		atomic64_inc(&f->vm->ctr.jobs_failed);
@@ -268,6 +278,7 @@ static struct dma_fence *vgpu_run_job(struct drm_sched_job *sched_job)
 	hf->inited = true;
 	hf->job = job;
 	hf->vm = vm;
+	hf->emitted_ns = ktime_get_ns();
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 
 	if (sched_job->s_fence->finished.error)
@@ -310,7 +321,8 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	struct vgpu_hw_fence *f, *tmp;
 	struct drm_sched_job *s_job;
 	unsigned long flags;
-	u32 cause;
+	char where[40] = "";
+	u32 cause, status;
 	int error, idx;
 
 	if (!drm_dev_enter(&vdev->drm, &idx))
@@ -318,6 +330,12 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 
 	drm_sched_stop(sched, sched_job);
 	vgpu_queue_complete(q);
+	/* Inside a BO stream's CALL: say where in the user's stream. */
+	status = vgpu_rd32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_STATUS));
+	if (status & VGPU_QUEUE_STATUS_IN_CALL)
+		snprintf(where, sizeof(where), " at offset 0x%x of its stream",
+			 vgpu_rd32(vdev, VGPU_QUEUE_REG(q->id,
+							VGPU_QUEUE_CALL_OFFSET)));
 
 	cause = xchg(&q->error, VGPU_QUEUE_ERROR_NONE);
 	switch (cause) {
@@ -335,11 +353,11 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 		drm_info(&vdev->drm, "queue %u: job finished while being recovered\n",
 			 q->id);
 	else
-		drm_warn(&vdev->drm, "queue %u: job %llu %s (cause %u), resetting the queue\n",
+		drm_warn(&vdev->drm, "queue %u: job %llu %s (cause %u)%s, resetting the queue\n",
 			 q->id, bad->hw_fence->base.seqno,
 			 error == -ETIMEDOUT ? "timed out" :
 			 error == -EFAULT ? "cancelled after a GPU fault" :
-			 "stopped by a bad command", cause);
+			 "stopped by a bad command", cause, where);
 
 	/* Empty the ring, then fill it again with what must still run. */
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),

@@ -36,6 +36,7 @@ struct vgpu_hw_fence {
 	struct list_head link;
 	struct vgpu_job *job;
 	struct vgpu_vm *vm;
+	u64 emitted_ns;
 	bool ctx_held;
 	bool inited;
 };
@@ -57,7 +58,7 @@ struct vgpu_hw_fence {
  * @seqno: last seqno emitted.
  * @pending: emitted fences, oldest first.
  * @busy_until: end (ns) of the last job whose run time was charged to a
- *	VM (vgpu_fdinfo_job_done(), from free_job only).
+ *	VM (vgpu_fdinfo_engine_charge(), under @fence_lock).
  * @error: cause the queue stopped with (``VGPU_QUEUE_ERROR_*``), read by
  *	the timeout handler.
  */

@@ -16,6 +16,7 @@
 #include <drm/ttm/ttm_tt.h>
 
 #include "vgpu_bo.h"
+#include "vgpu_chunk.h"
 #include "vgpu_drv.h"
 #include "vgpu_migrate.h"
 #include "vgpu_ttm.h"
@@ -187,6 +188,9 @@ static bool vgpu_eviction_valuable(struct ttm_buffer_object *tbo,
 				   const struct ttm_place *place)
 {
 	if (tbo->type == ttm_bo_type_kernel)
+		return false;
+	/* issue 5: a pageable BO's pages stay put while VRAM chunks use them. */
+	if (vgpu_chunk_bo_busy(to_vgpu_bo(tbo)))
 		return false;
 	return ttm_bo_eviction_valuable(tbo, place);
 }

@@ -52,7 +52,7 @@ struct vgpu_vma {
  * @evictions: BOs mapped in the VM evicted from VRAM.
  * @thrash_events: chunks of the VM found thrashing (paging code).
  * @engine_ns: busy time per hardware queue, ns (fdinfo drm-engine-*;
- *	vgpu_fdinfo_job_done()).
+ *	vgpu_fdinfo_engine_charge()).
  */
 struct vgpu_vm_counters {
 	atomic64_t jobs_submitted;
@@ -94,6 +94,8 @@ struct vgpu_vm_counters {
  * @banned: a GPU fault killed a job; EXEC and VM_BIND refuse.
  * @ctr: driver counters.
  * @paging_ctr: demand-paging counters (vgpu_paging.c).
+ * @prefetch: the VM's fault-stream detector (vgpu_prefetch.c), protected
+ *	by &vgpu_paging.lock.
  * @entity_lock: protects @entities creation.
  * @entities: scheduler entity per exec queue, created on first use.
  */
@@ -118,6 +120,7 @@ struct vgpu_vm {
 	atomic_t banned;
 	struct vgpu_vm_counters ctr;
 	struct vgpu_paging_counters paging_ctr;
+	struct vgpu_prefetch prefetch;
 
 	struct mutex entity_lock;
 	struct drm_sched_entity *entities[VGPU_NUM_QUEUES];

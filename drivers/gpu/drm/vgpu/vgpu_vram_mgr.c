@@ -397,3 +397,67 @@ void vgpu_vram_cursor_next(struct vgpu_vram_cursor *cur, u64 size)
 		}
 	}
 }
+
+/**
+ * vgpu_vram_mgr_alloc_chunk() - VRAM for one demand-paging chunk
+ * @vdev: vgpu device
+ * @size: chunk size, a power of two of at least 4 KiB
+ * @offset: set to the VRAM offset of the chunk
+ *
+ * Chunks come from the same buddy allocator as TTM's VRAM resources, as
+ * one naturally aligned block (so a 2 MiB chunk is one 2 MiB leaf and one
+ * access counter), allocated top-down to leave the CPU-visible window to
+ * BOs the CPU maps.  TTM does not see chunks: they are evicted by the
+ * paging code alone (vgpu_chunk.c), never by TTM.
+ *
+ * Return: the block, or an ERR_PTR(): -ENOSPC when VRAM is full.
+ */
+struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
+						  u64 size, u64 *offset)
+{
+	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
+	struct gpu_buddy_block *block;
+	LIST_HEAD(blocks);
+	u64 start, end;
+	int ret;
+
+	mutex_lock(&mgr->lock);
+	ret = gpu_buddy_alloc_blocks(&mgr->mm, 0, mgr->mm.size, size, size,
+				     &blocks, GPU_BUDDY_TOPDOWN_ALLOCATION);
+	if (ret) {
+		mutex_unlock(&mgr->lock);
+		return ERR_PTR(ret == -ENOMEM ? -ENOMEM : -ENOSPC);
+	}
+	block = list_first_entry(&blocks, struct gpu_buddy_block, link);
+	list_del_init(&block->link);
+	start = gpu_buddy_block_offset(block);
+	end = start + size;
+	if (start < mgr->visible_size)
+		mgr->visible_avail -= min(end, mgr->visible_size) - start;
+	mgr->chunk_used += size;
+	mgr->allocs++;
+	mgr->peak_used = max(mgr->peak_used, mgr->mm.size - mgr->mm.avail);
+	mutex_unlock(&mgr->lock);
+	*offset = start;
+	return block;
+}
+
+/**
+ * vgpu_vram_mgr_free_chunk() - give a chunk's VRAM back
+ * @vdev: vgpu device
+ * @block: from vgpu_vram_mgr_alloc_chunk()
+ */
+void vgpu_vram_mgr_free_chunk(struct vgpu_device *vdev,
+			      struct gpu_buddy_block *block)
+{
+	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
+	u64 start = gpu_buddy_block_offset(block);
+	u64 size = gpu_buddy_block_size(&mgr->mm, block);
+
+	mutex_lock(&mgr->lock);
+	if (start < mgr->visible_size)
+		mgr->visible_avail += min(start + size, mgr->visible_size) - start;
+	mgr->chunk_used -= size;
+	gpu_buddy_free_block(&mgr->mm, block);
+	mutex_unlock(&mgr->lock);
+}

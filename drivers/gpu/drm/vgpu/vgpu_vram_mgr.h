@@ -44,6 +44,11 @@ static inline struct vgpu_vram_res *to_vgpu_vram_res(struct ttm_resource *res)
 	return container_of(res, struct vgpu_vram_res, base);
 }
 
+struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
+						  u64 size, u64 *offset);
+void vgpu_vram_mgr_free_chunk(struct vgpu_device *vdev,
+			      struct gpu_buddy_block *block);
+
 bool vgpu_vram_res_visible(struct vgpu_device *vdev, struct ttm_resource *res);
 
 /**

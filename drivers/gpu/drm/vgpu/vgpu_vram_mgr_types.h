@@ -19,6 +19,7 @@
  * @visible_size: bytes at the start of VRAM the CPU sees through BAR 2.
  * @visible_avail: free bytes inside the visible window.
  * @kernel_used: bytes held by kernel-internal BOs (page tables, rings).
+ * @chunk_used: bytes held by demand-paging chunks (vgpu_chunk.c).
  * @allocs: successful allocations.
  * @failures: allocations refused for lack of space (before eviction retries).
  * @contiguous: allocations that asked for one contiguous run.
@@ -31,6 +32,7 @@ struct vgpu_vram_mgr {
 	u64 visible_size;
 	u64 visible_avail;
 	u64 kernel_used;
+	u64 chunk_used;
 	u64 allocs;
 	u64 failures;
 	u64 contiguous;

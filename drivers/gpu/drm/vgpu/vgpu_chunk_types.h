@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef __VGPU_CHUNK_TYPES_H__
+#define __VGPU_CHUNK_TYPES_H__
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+#include "vgpu_evict_policy_types.h"
+#include "vgpu_prefetch_types.h"
+
+struct gpu_buddy_block;
+struct vgpu_bo;
+
+/* &vgpu_chunk.flags */
+/** VGPU_CHUNK_DIRTY - the VRAM copy was mapped writable: copy back on eviction */
+#define VGPU_CHUNK_DIRTY	BIT(0)
+/** VGPU_CHUNK_PREFETCHED - moved in ahead of use, no access seen yet */
+#define VGPU_CHUNK_PREFETCHED	BIT(1)
+/** VGPU_CHUNK_PREF_SYSTEM - ADVISE: preferred placement is system memory */
+#define VGPU_CHUNK_PREF_SYSTEM	BIT(2)
+/** VGPU_CHUNK_PREF_VRAM - ADVISE: preferred placement is VRAM */
+#define VGPU_CHUNK_PREF_VRAM	BIT(3)
+/** VGPU_CHUNK_READ_MOSTLY - ADVISE: rarely written */
+#define VGPU_CHUNK_READ_MOSTLY	BIT(4)
+/** VGPU_CHUNK_ACCESSED_BY - ADVISE: keep a GPU mapping wherever it lives */
+#define VGPU_CHUNK_ACCESSED_BY	BIT(5)
+
+/**
+ * struct vgpu_chunk - one chunk of a pageable BO
+ * @ev: eviction-policy state: place in the LRU while resident, access
+ *	history always.
+ * @thrash: thrashing detector.
+ * @bo: the BO the chunk belongs to.
+ * @block: the VRAM copy (a buddy block of the chunk size), or NULL while
+ *	the chunk lives only in system memory.
+ * @vram: VRAM offset of @block.
+ * @batch: &vgpu_paging.batch_seq when the chunk last came in: chunks of
+ *	the batch being resolved are not eviction victims.
+ * @index: chunk number in @bo.
+ * @flags: ``VGPU_CHUNK_*``.
+ *
+ * Every field but @bo and @index (constant) is protected by
+ * &vgpu_paging.lock.
+ */
+struct vgpu_chunk {
+	struct vgpu_evict_chunk ev;
+	struct vgpu_thrash thrash;
+	struct vgpu_bo *bo;
+	struct gpu_buddy_block *block;
+	u64 vram;
+	u64 batch;
+	u32 index;
+	u32 flags;
+};
+
+/**
+ * struct vgpu_bo_chunks - the chunk table of a pageable BO
+ * @nr: chunks (the BO size is a multiple of the chunk size).
+ * @resident: chunks with a VRAM copy; while non-zero TTM may not move
+ *	or swap the BO's system pages (vgpu_chunk_bo_busy()).
+ * @chunk: the chunks.
+ */
+struct vgpu_bo_chunks {
+	u32 nr;
+	atomic_t resident;
+	struct vgpu_chunk chunk[] __counted_by(nr);
+};
+
+#endif /* __VGPU_CHUNK_TYPES_H__ */

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Helpers of the demand-paging suites.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "bench_paging.h"
+
+static int write_str(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(value, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+static int read_str(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	char *nl;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, size, f))
+		buf[0] = 0;
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	return 0;
+}
+
+static void sysfs_path(int fd, const char *name, char *out, size_t size)
+{
+	struct stat st;
+
+	fstat(fd, &st);
+	snprintf(out, size, "/sys/dev/char/%u:%u/device/%s",
+		 major(st.st_rdev), minor(st.st_rdev), name);
+}
+
+int bench_set_policy(int fd, const char *name, const char *value)
+{
+	char path[256];
+
+	sysfs_path(fd, name, path, sizeof(path));
+	return write_str(path, value);
+}
+
+int bench_get_policy(int fd, const char *name, char *buf, size_t size)
+{
+	char path[256];
+
+	sysfs_path(fd, name, path, sizeof(path));
+	return read_str(path, buf, size);
+}
+
+int bench_set_param(const char *name, const char *value)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
+	return write_str(path, value);
+}
+
+int bench_get_param(const char *name, char *buf, size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
+	return read_str(path, buf, size);
+}
+
+int bench_pbo_create(struct vgpu_dev *dev, uint64_t size, uint64_t va,
+		     struct bench_pbo *b)
+{
+	int ret;
+
+	ret = vgpu_bo_create_pageable(dev, size, &b->handle, &b->size);
+	if (ret)
+		return ret;
+	b->va = va;
+	ret = vgpu_vm_map(dev, b->handle, 0, va, b->size, VGPU_MAP_RW);
+	if (ret)
+		vgpu_bo_close(dev, b->handle);
+	return ret;
+}
+
+void bench_pbo_destroy(struct vgpu_dev *dev, struct bench_pbo *b)
+{
+	vgpu_vm_unmap(dev, b->va, b->size);
+	vgpu_bo_close(dev, b->handle);
+}
+
+int bench_touch(struct vgpu_dev *dev, uint32_t queue, uint32_t pattern,
+		uint32_t access, uint64_t va, uint64_t size, uint32_t stride,
+		uint32_t count, uint32_t seed)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_touch(&cmd, pattern, access, va, size, stride, count, seed, 1);
+	ret = vgpu_run(dev, queue, &cmd, 600ll * 1000000000ll);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+int bench_paging(struct vgpu_dev *dev, struct drm_vgpu_paging_counters *c)
+{
+	struct drm_vgpu_query_paging pg;
+	int ret;
+
+	memset(&pg, 0, sizeof(pg));
+	ret = vgpu_query_paging(dev, &pg);
+	if (!ret) {
+		*c = pg.vm;
+		/* The fault thread's time is only kept for the device. */
+		c->fault_ns = pg.device.fault_ns;
+	}
+	return ret;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers the demand-paging suites (oversub, batching, migrate) share:
+ * policies and module parameters, pageable BOs, TOUCH jobs, counters.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef VGPU_BENCH_PAGING_H
+#define VGPU_BENCH_PAGING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libvgpu.h"
+
+#define BENCH_MIB	(1ull << 20)
+/* Where the suites map their buffers. */
+#define BENCH_VA	(1ull << 36)
+
+/* Write the device's sysfs file @name (eviction_policy, placement_policy). */
+int bench_set_policy(int fd, const char *name, const char *value);
+/* Read it into @buf. */
+int bench_get_policy(int fd, const char *name, char *buf, size_t size);
+/* Write / read the vgpu module parameter @name. */
+int bench_set_param(const char *name, const char *value);
+int bench_get_param(const char *name, char *buf, size_t size);
+
+/**
+ * struct bench_pbo - a pageable BO mapped at BENCH_VA + @va_off
+ * @handle: GEM handle
+ * @size: bytes
+ * @va: GPU VA
+ */
+struct bench_pbo {
+	uint32_t handle;
+	uint64_t size;
+	uint64_t va;
+};
+
+int bench_pbo_create(struct vgpu_dev *dev, uint64_t size, uint64_t va,
+		     struct bench_pbo *b);
+void bench_pbo_destroy(struct vgpu_dev *dev, struct bench_pbo *b);
+
+/* TOUCH on @queue, waited for; 0 or a negative errno. */
+int bench_touch(struct vgpu_dev *dev, uint32_t queue, uint32_t pattern,
+		uint32_t access, uint64_t va, uint64_t size, uint32_t stride,
+		uint32_t count, uint32_t seed);
+
+/* The paging counters of the file's VM (QUERY_PAGING). */
+int bench_paging(struct vgpu_dev *dev, struct drm_vgpu_paging_counters *c);
+
+#endif /* VGPU_BENCH_PAGING_H */

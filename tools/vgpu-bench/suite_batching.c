@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Suite "batching": the cost of a GPU fault with the fault batch limit at
+ * 1 and at 256 (module parameter vgpu.fault_batch_limit).
+ *
+ * Every exec queue reads a pageable buffer at once, so faults arrive
+ * together:
+ *
+ *  - shared: all queues read the same buffer (one kernel's input read by
+ *    several engines): a batch merges their faults on a chunk into one
+ *    resolution, without a batch every record is resolved on its own;
+ *  - private: each queue reads its own part: faults on different chunks.
+ *
+ * ns_per_fault is the fault thread's time (fault_ns) divided by the fault
+ * records it handled.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "bench_paging.h"
+
+static const struct report_col cols[] = {
+	{ "scenario", REPORT_STR, 0 },
+	{ "batch_limit", REPORT_U64, 0 },
+	{ "queues", REPORT_U64, 0 },
+	{ "seconds", REPORT_F64, 3 },
+	{ "faults", REPORT_U64, 0 },
+	{ "fault_batches", REPORT_U64, 0 },
+	{ "duplicates", REPORT_U64, 0 },
+	{ "resolved", REPORT_U64, 0 },
+	{ "bytes_migrated", REPORT_U64, 0 },
+	{ "fault_ns", REPORT_U64, 0 },
+	{ "ns_per_fault", REPORT_F64, 0 },
+};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+static int one(struct report *r, const struct bench_opts *o, bool shared,
+	       unsigned int limit)
+{
+	uint64_t size = (o->quick ? 32 : 96) * BENCH_MIB;
+	struct drm_vgpu_paging_counters c0, c1;
+	uint32_t sync[8], q, nq;
+	struct vgpu_cmd cmd;
+	struct vgpu_dev dev;
+	struct bench_pbo b;
+	char buf[16];
+	double t0, t;
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%u", limit);
+	if (bench_set_param("fault_batch_limit", buf) || bench_set_param("prefetch", "0") ||
+	    bench_set_policy(o->fd, "placement_policy", "migrate"))
+		return -EACCES;
+	ret = vgpu_open(&dev);
+	if (ret)
+		return ret;
+	nq = dev.exec_queues < 8 ? dev.exec_queues : 8;
+	ret = bench_pbo_create(&dev, shared ? size : size * nq, BENCH_VA, &b);
+	if (ret)
+		goto out_close;
+	vgpu_cmd_init(&cmd);
+	ret = bench_paging(&dev, &c0);
+	t0 = bench_now();
+	for (q = 0; q < nq && !ret; q++) {
+		uint64_t va = shared ? b.va : b.va + q * size;
+
+		ret = vgpu_syncobj_create(&dev, &sync[q]);
+		vgpu_cmd_reset(&cmd);
+		/* One line every 64 KiB: the faults, not the touching, dominate. */
+		vgpu_cmd_touch(&cmd, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ, va, size,
+			       64 * 1024, 0, 0, 1);
+		if (!ret)
+			ret = vgpu_submit(&dev, q, &cmd, NULL, 0, sync[q]);
+	}
+	for (q = 0; q < nq && !ret; q++) {
+		ret = vgpu_syncobj_wait(&dev, sync[q], 600ll * 1000000000ll);
+		if (!ret && vgpu_syncobj_status(&dev, sync[q]) != 1)
+			ret = -EIO;
+	}
+	t = bench_now() - t0;
+	vgpu_cmd_fini(&cmd);
+	if (!ret)
+		ret = bench_paging(&dev, &c1);
+	if (!ret) {
+		uint64_t faults = c1.faults - c0.faults, ns = c1.fault_ns - c0.fault_ns;
+
+		ret = report_row(r, shared ? "shared" : "private", (uint64_t)limit,
+				 (uint64_t)nq, t, faults,
+				 c1.fault_batches - c0.fault_batches,
+				 c1.fault_duplicates - c0.fault_duplicates,
+				 c1.faults_resolved - c0.faults_resolved,
+				 c1.bytes_to_vram - c0.bytes_to_vram, ns,
+				 faults ? (double)ns / faults : 0.0);
+	}
+	bench_pbo_destroy(&dev, &b);
+out_close:
+	vgpu_close(&dev);
+	return ret;
+}
+
+static struct report *run(const struct bench_opts *o)
+{
+	static const unsigned int limits[] = { 1, 256 };
+	struct report *r = report_new("fault batching: cost per fault", cols, NCOLS);
+	char old_limit[16] = "", old_pf[8] = "";
+	unsigned int s, i;
+	int ret = 0;
+
+	if (!r)
+		return NULL;
+	bench_get_param("fault_batch_limit", old_limit, sizeof(old_limit));
+	bench_get_param("prefetch", old_pf, sizeof(old_pf));
+	for (s = 0; s < 2 && !ret; s++)
+		for (i = 0; i < 2 && !ret; i++)
+			ret = one(r, o, s == 0, limits[i]);
+	if (old_limit[0])
+		bench_set_param("fault_batch_limit", old_limit);
+	if (old_pf[0])
+		bench_set_param("prefetch", old_pf);
+	if (ret) {
+		report_free(r);
+		errno = -ret;
+		return NULL;
+	}
+	return r;
+}
+
+const struct bench_suite bench_suite_batching = {
+	.name = "batching",
+	.desc = "GPU fault cost with fault_batch_limit 1 and 256",
+	.run = run,
+};
