@@ -50,6 +50,8 @@ help:
 	@echo "  make module      build vgpu.ko for Debian's 6.12 kernel (W=1, warning-free)"
 	@echo "  make guest       build the guest test programs (static, libdrm.a)"
 	@echo "  make tools       build the host tools and guest programs"
+	@echo "  make debug-kernel build the debug kernel (KASAN, lockdep, kmemleak, KUnit)"
+	@echo "                   and vgpu.ko in its tree (cached)"
 	@echo "  make check-qtest host-side device tests only"
 	@echo "  make check-guest guest-side tests only"
 	@echo "  make clean       remove build/ (the cache stays)"

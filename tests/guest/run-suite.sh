@@ -16,4 +16,12 @@ for s in tests/*.sh; do
 	echo "# suite: ${s#tests/}"
 	sh "$s"
 done
+# The debug kernel's tiers: KUnit, then fault injection last, because it
+# unloads and reloads the module.
+if [ "$VGPU_KERNEL" = debug ]; then
+	for s in tools/kunit.sh tools/fault-inject.sh; do
+		echo "# suite: ${s#tools/}"
+		sh "$s"
+	done
+fi
 exit 0
