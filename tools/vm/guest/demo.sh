@@ -6,8 +6,7 @@
 # driver offers; vgpu-smi watches it; a summary compares the runs; the
 # oversubscription sweep goes to /out/oversub.csv for the host to plot.
 #
-# The workload is vgpu-bench's oversub suite when vgpu-bench has one, and
-# bin/vgpu-oversub (tools/vm/guest/vgpu-oversub.c) otherwise.
+# The workload is vgpu-bench's oversub suite (tools/vgpu-bench/).
 
 say() { printf '%s\n' "$*"; }
 indent() { sed 's/^/   /'; }
@@ -38,29 +37,9 @@ policies=$(cat "$sys/available_eviction_policies")
 orig_policy=$(cat "$sys/eviction_policy")
 say
 say "== 2. Oversubscribe: $(( 2 * $(mib "$vram") )) MiB of buffers on $(mib "$vram") MiB of VRAM (2x), per eviction policy"
-if vgpu-bench --list 2>/dev/null | grep -q '^ *oversub'; then
-	workload=bench
-	say "   workload: vgpu-bench --quick oversub (patterns x policies x prefetch x 50..400% of VRAM)"
-	vgpu-bench --quick --csv /out oversub > /tmp/bench.txt 2>&1 &
-	pid=$!
-else
-	workload=oversub
-	say "   workload: vgpu-oversub: BOs of 4 MiB touched by the GPU (TOUCH, read-modify-write);"
-	say "   'sequential' sweeps them in a cycle, 'scan' mixes a hot half-VRAM set with a stream"
-	(
-		header=--header
-		for pol in $policies; do
-			echo "$pol" > "$sys/eviction_policy" || exit 1
-			for pct in 50 90 100 125 150 200 300; do
-				for pat in sequential scan; do
-					vgpu-oversub -p $pct -P $pat -n 3 $header || exit 1
-					header=
-				done
-			done
-		done
-	) > $csv 2> /tmp/oversub.err &
-	pid=$!
-fi
+say "   workload: vgpu-bench --quick oversub (patterns x policies x prefetch x 50..400% of VRAM)"
+vgpu-bench --quick --csv /out oversub > /tmp/bench.txt 2>&1 &
+pid=$!
 
 # ---- 3. what vgpu-smi sees ----------------------------------------------------
 sleep 2
@@ -69,11 +48,11 @@ say "== 3. vgpu-smi while the workload runs (per device, then per process)"
 vgpu-smi -f 3 | grep -v '^vgpu-smi ' | sed '/^$/d' | indent
 if ! wait $pid; then
 	say "demo: the workload failed:" >&2
-	cat /tmp/oversub.err /tmp/bench.txt 2>/dev/null | tail -n 20 >&2
+	tail -n 20 /tmp/bench.txt >&2
 	exit 1
 fi
 echo "$orig_policy" > "$sys/eviction_policy"
-[ $workload = bench ] && grep -v '^$' /tmp/bench.txt | tail -n 12 | indent
+grep -v '^$' /tmp/bench.txt | tail -n 12 | indent
 
 # ---- 4. summary ---------------------------------------------------------------
 say
@@ -89,10 +68,6 @@ awk -F, -v pct="$pct" '
 			$col["pattern"], $col["policy"], $col["seconds"], $col["faults"],
 			$col["bytes_migrated"] / 1048576, $col["vram_hit_ratio"]
 	}' $csv
-set -- $policies
-if [ $# -lt 2 ]; then
-	say "   (only '$policies' is offered by this driver: the second policy, lru2, comes with demand paging)"
-fi
 ctr() { cat "$sys/counters/$1"; }
 say "   device totals: $(ctr evictions) evictions, $(( $(ctr bytes_to_vram) >> 20 )) MiB into VRAM," \
     "$(( $(ctr bytes_to_system) >> 20 )) MiB out, $(ctr faults_handled) GPU faults handled"
