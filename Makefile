@@ -15,7 +15,7 @@ GUEST := $(B)/guest/vgpu
 CC ?= gcc
 GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-clobbered -Wno-sign-compare \
 	-static -pthread -I$(KSFT_DIR) -I/usr/include/libdrm \
-	-Iinclude/uapi/drm -Itests/kselftest/vgpu
+	-Iinclude/uapi/drm -Idrivers/gpu/drm/vgpu -Itests/kselftest/vgpu
 GUEST_LDLIBS := -ldrm
 
 # libvgpu: built twice, static for guest programs and as a host library with
@@ -30,12 +30,13 @@ endif
 
 GUEST_TEST_SRCS := $(wildcard tests/kselftest/vgpu/*_test.c)
 GUEST_TESTS := $(patsubst tests/kselftest/vgpu/%.c,$(GUEST)/bin/%,$(GUEST_TEST_SRCS))
-GUEST_SCRIPTS := $(patsubst tests/guest/%,$(GUEST)/tests/%,$(wildcard tests/guest/*.sh)) \
+GUEST_SCRIPTS := $(patsubst tests/guest/%,$(GUEST)/tests/%,$(wildcard tests/guest/*.sh tests/guest/lib/*.sh)) \
 	$(patsubst tools/vm/guest/%,$(GUEST)/tools/%,$(wildcard tools/vm/guest/*.sh))
-GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h
+GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h \
+	drivers/gpu/drm/vgpu/vgpu_hw.h
 
 .PHONY: all help setup deps qemu kernel module guest tools check check-qtest \
-	check-guest demo shell bench clean distclean
+	check-guest demo shell bench install-libvgpu clean distclean
 
 all: qemu module guest
 
@@ -49,7 +50,8 @@ help:
 	@echo "  make qemu        build QEMU with the vgpu device (incremental)"
 	@echo "  make module      build vgpu.ko for Debian's 6.12 kernel (W=1, warning-free)"
 	@echo "  make guest       build the guest test programs (static, libdrm.a)"
-	@echo "  make tools       build the host tools and guest programs"
+	@echo "  make tools       build the guest programs and libvgpu with its pkg-config file"
+	@echo "  make install-libvgpu  install libvgpu (PREFIX=/usr/local, DESTDIR)"
 	@echo "  make debug-kernel build the debug kernel (KASAN, lockdep, kmemleak, KUnit)"
 	@echo "                   and vgpu.ko in its tree (cached)"
 	@echo "  make check-qtest host-side device tests only"
@@ -113,9 +115,31 @@ $(GUEST)/bin/vgpu-bench: $(wildcard tools/vgpu-bench/*.c tools/vgpu-bench/*.h) $
 
 guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS)
 
-tools: guest
+# The host copy of libvgpu, staged as it installs: build/libvgpu/stage is a
+# prefix (lib/libvgpu.a, include/libvgpu/*.h, lib/pkgconfig/libvgpu.pc).
+PREFIX ?= /usr/local
+LIBVGPU_VERSION := 0.1
+LIBVGPU_STAGE := $(B)/libvgpu/stage
 
-check: setup module guest
+# The headers libvgpu.h includes: the uapi and the hardware contract.
+LIBVGPU_PUBLIC_HDRS := $(LIBVGPU_HDRS) include/uapi/drm/vgpu_drm.h drivers/gpu/drm/vgpu/vgpu_hw.h
+
+$(LIBVGPU_STAGE)/lib/pkgconfig/libvgpu.pc: tools/libvgpu/libvgpu.pc.in $(LIBVGPU) $(LIBVGPU_PUBLIC_HDRS)
+	@mkdir -p $(LIBVGPU_STAGE)/lib/pkgconfig $(LIBVGPU_STAGE)/include/libvgpu
+	@cp $(LIBVGPU) $(LIBVGPU_STAGE)/lib/
+	@cp $(LIBVGPU_PUBLIC_HDRS) $(LIBVGPU_STAGE)/include/libvgpu/
+	@sed -e 's|@PREFIX@|$(abspath $(LIBVGPU_STAGE))|' -e 's|@VERSION@|$(LIBVGPU_VERSION)|' $< > $@
+
+tools: guest $(LIBVGPU_STAGE)/lib/pkgconfig/libvgpu.pc
+
+install-libvgpu: $(LIBVGPU_STAGE)/lib/pkgconfig/libvgpu.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/libvgpu
+	install -m 644 $(LIBVGPU) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(LIBVGPU_PUBLIC_HDRS) $(DESTDIR)$(PREFIX)/include/libvgpu/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBVGPU_VERSION)|' tools/libvgpu/libvgpu.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/libvgpu.pc
+
+check: setup module tools
 	@tests/check.sh
 
 check-qtest: qemu

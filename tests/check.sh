@@ -3,9 +3,10 @@
 #
 # check.sh - run the vgpu test tiers and print one summary line.
 #
-#   tests/check.sh [qtest] [guest]     (default: both)
+#   tests/check.sh [host] [qtest] [guest]     (default: all)
 #
-# Tier 1, host: the device's qtests (QEMU libqtest, TAP).
+# Tier 0, host: libvgpu builds from its pkg-config file alone.
+# Tier 1, qtest: the device's qtests (QEMU libqtest, TAP).
 # Tier 2, guest: the kselftest suites and guest scripts, run by
 #   tools/vm/vgpu-run in fresh guests, once per kernel flavour and device
 #   configuration below.  A guest run that fails as a whole (module load,
@@ -24,7 +25,7 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.tap "$OUT"/*.log
 
 tiers=("$@")
-[ ${#tiers[@]} -gt 0 ] || tiers=(qtest guest)
+[ ${#tiers[@]} -gt 0 ] || tiers=(host qtest guest)
 
 # Guest configurations: "flavour vram visible".  Every guest runs the
 # device in strict mode, so a stale-TLB use anywhere in the suite shows up
@@ -48,6 +49,30 @@ run_qtest() {
 		echo "not ok - qtest binary exited with status $st" | tee -a "$OUT/qtest.tap"
 		tail -n 20 "$OUT/qtest.log"
 	fi
+}
+
+# Host tools: libvgpu's staged install builds a program with nothing but
+# its pkg-config file, and that program behaves without a device.
+run_host() {
+	local pc=$TOP/build/libvgpu/stage/lib/pkgconfig bin=$OUT/libvgpu-pkgconfig
+	echo "== host: libvgpu through pkg-config"
+	{
+		if PKG_CONFIG_PATH=$pc gcc -std=c11 -Wall -Wextra -Werror -o "$bin" \
+			"$TOP/tests/host/libvgpu-pkgconfig.c" \
+			$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static libvgpu) \
+			> "$OUT/host.log" 2>&1; then
+			echo "ok 1 host.libvgpu_builds_with_pkg_config"
+		else
+			echo "not ok 1 host.libvgpu_builds_with_pkg_config"
+		fi
+		if [ -x "$bin" ] && "$bin" >> "$OUT/host.log" 2>&1; then
+			echo "ok 2 host.libvgpu_open_without_device_enodev"
+		else
+			echo "not ok 2 host.libvgpu_open_without_device_enodev"
+		fi
+	} | tee "$OUT/host.tap"
+	grep -q '^not ok' "$OUT/host.tap" && cat "$OUT/host.log"
+	return 0
 }
 
 run_guest() {
@@ -84,6 +109,7 @@ run_guest() {
 
 for t in "${tiers[@]}"; do
 	case $t in
+	host) run_host ;;
 	qtest) run_qtest ;;
 	guest) run_guest ;;
 	*) echo "unknown tier $t" >&2; exit 2 ;;

@@ -78,6 +78,8 @@ int vgpu_open(struct vgpu_dev *dev)
 	int n, i, ret = -ENODEV;
 
 	n = drmGetDevices2(0, devs, 64);
+	if (n == -ENOENT)	/* no /dev/dri at all: no device either */
+		return -ENODEV;
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && ret; i++) {

@@ -41,7 +41,7 @@
 
 #include "vgpu_drm.h"
 /* Command encodings and counter indices: the hardware contract. */
-#include "../../drivers/gpu/drm/vgpu/vgpu_hw.h"
+#include "vgpu_hw.h"
 
 #ifdef __cplusplus
 extern "C" {

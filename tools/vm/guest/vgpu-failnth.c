@@ -48,7 +48,7 @@
 #include <unistd.h>
 
 #include "vgpu_drm.h"
-#include "../../../drivers/gpu/drm/vgpu/vgpu_hw.h"
+#include "vgpu_hw.h"
 
 #define NUM_BASIC_PARAMS	(DRM_VGPU_PARAM_PCI_ID + 1)
 
