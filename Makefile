@@ -101,7 +101,12 @@ $(GUEST)/tools/%.sh: tools/vm/guest/%.sh
 	@cp $< $@
 
 # Guest tools: one directory per tool under tools/, one binary each.
-GUEST_TOOLS := $(GUEST)/bin/vgpu-smi $(GUEST)/bin/vgpu-bench
+GUEST_TOOLS := $(GUEST)/bin/vgpu-smi $(GUEST)/bin/vgpu-bench $(GUEST)/bin/vgpu-hold
+
+$(GUEST)/bin/vgpu-hold: tools/vm/guest/vgpu-hold.c $(GUEST_HDRS) $(GUEST_LIBS)
+	@mkdir -p $(dir $@)
+	@echo "  CC [guest] $@"
+	@$(CC) $(GUEST_CFLAGS) -o $@ $< $(GUEST_LIBS) $(GUEST_LDLIBS)
 
 $(GUEST)/bin/vgpu-smi: $(wildcard tools/vgpu-smi/*.c tools/vgpu-smi/*.h) $(GUEST_HDRS) $(GUEST_LIBS)
 	@mkdir -p $(dir $@)

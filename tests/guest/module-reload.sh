@@ -4,17 +4,7 @@
 # Unload and reload vgpu.ko: the render node goes and comes back, and the
 # device answers again.  Prints TAP.
 
-n=0
-fail=0
-t() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/lib/tap.sh"
 
 echo "TAP version 13"
 echo "1..5"

@@ -6,15 +6,7 @@
 # vgpu-smi's text mode, refresh loop and signals.  (vgpu_observe_test
 # checks the numbers and the JSON.)  Prints TAP.
 
-n=0
-t() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-	fi
-}
+. "$(dirname "$0")/lib/tap.sh"
 
 node=
 for d in /sys/class/drm/renderD*; do
@@ -30,7 +22,7 @@ sys=$node/device
 dbg=/sys/kernel/debug/dri/$(basename "$(readlink -f "$sys")")
 
 # A process holding a quarter of VRAM for a few seconds.
-vgpu-oversub -p 25 -n 1 --hold 4 > /dev/null &
+vgpu-hold $(( $(cat "$sys/vram_total") / 4 )) 4 > /dev/null &
 pid=$!
 i=0
 while ! grep -qs 'drm-driver:.vgpu' /proc/$pid/fdinfo/* && [ $i -lt 50 ]; do
@@ -50,7 +42,7 @@ fdinfo_total() {
 }
 
 t "observe.fdinfo_shows_the_process" "[ \$(fdinfo_total $pid) -ge $quarter ]"
-t "observe.smi_lists_the_process" "vgpu-smi | grep -q ' vgpu-oversub '"
+t "observe.smi_lists_the_process" "vgpu-smi | grep -q ' vgpu-hold '"
 t "observe.smi_device_filter" "vgpu-smi -P -d $(basename "$node") | grep -q '^GPU 0 '"
 wait $pid
 

@@ -6,15 +6,7 @@
 # the page-table pool must report everything returned, and the kernel log
 # must stay clean.  Prints TAP.
 
-n=0
-t() {
-	n=$((n + 1))
-	if eval "$2"; then
-		echo "ok $n $1"
-	else
-		echo "not ok $n $1"
-	fi
-}
+. "$(dirname "$0")/lib/tap.sh"
 
 echo "TAP version 13"
 echo "1..5"

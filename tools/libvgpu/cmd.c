@@ -53,6 +53,21 @@ static uint32_t *cmd_emit(struct vgpu_cmd *cmd, size_t n)
 	return p;
 }
 
+/*
+ * Reserve a @len-dword command and write its header; returns where the
+ * arguments go, or NULL (and cmd->error set) when out of memory.
+ */
+static uint32_t *cmd_begin(struct vgpu_cmd *cmd, uint32_t op, uint32_t flags,
+			   uint32_t len)
+{
+	uint32_t *p = cmd_emit(cmd, len);
+
+	if (!p)
+		return NULL;
+	*p = VGPU_CMD_HEADER(op, flags, len);
+	return p + 1;
+}
+
 static uint32_t *put64(uint32_t *p, uint64_t v)
 {
 	p[0] = (uint32_t)v;
@@ -72,11 +87,10 @@ void vgpu_cmd_nop(struct vgpu_cmd *cmd, uint32_t len)
 
 void vgpu_cmd_copy(struct vgpu_cmd *cmd, uint64_t src, uint64_t dst, uint64_t size)
 {
-	uint32_t *p = cmd_emit(cmd, VGPU_COPY_LEN);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_COPY, 0, VGPU_COPY_LEN);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_COPY, 0, VGPU_COPY_LEN);
 	p = put64(p, src);
 	p = put64(p, dst);
 	put64(p, size);
@@ -84,11 +98,10 @@ void vgpu_cmd_copy(struct vgpu_cmd *cmd, uint64_t src, uint64_t dst, uint64_t si
 
 void vgpu_cmd_fill(struct vgpu_cmd *cmd, uint64_t dst, uint64_t size, uint32_t value)
 {
-	uint32_t *p = cmd_emit(cmd, VGPU_FILL_LEN);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_FILL, 0, VGPU_FILL_LEN);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_FILL, 0, VGPU_FILL_LEN);
 	p = put64(p, dst);
 	p = put64(p, size);
 	*p = value;
@@ -96,45 +109,41 @@ void vgpu_cmd_fill(struct vgpu_cmd *cmd, uint64_t dst, uint64_t size, uint32_t v
 
 void vgpu_cmd_write(struct vgpu_cmd *cmd, uint64_t dst, const uint32_t *data, uint32_t n)
 {
-	uint32_t *p = cmd_emit(cmd, 3 + n);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_WRITE, 0, 3 + n);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_WRITE, 0, 3 + n);
 	p = put64(p, dst);
 	memcpy(p, data, n * sizeof(*data));
 }
 
 void vgpu_cmd_fence(struct vgpu_cmd *cmd, uint64_t dst, uint64_t seqno, int irq)
 {
-	uint32_t *p = cmd_emit(cmd, VGPU_FENCE_LEN);
+	uint32_t flags = irq ? VGPU_FENCE_FLAG_IRQ : 0;
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_FENCE, flags, VGPU_FENCE_LEN);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_FENCE, irq ? VGPU_FENCE_FLAG_IRQ : 0,
-			       VGPU_FENCE_LEN);
 	p = put64(p, dst);
 	put64(p, seqno);
 }
 
 void vgpu_cmd_wait(struct vgpu_cmd *cmd, uint64_t addr, uint64_t value)
 {
-	uint32_t *p = cmd_emit(cmd, VGPU_WAIT_LEN);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_WAIT, 0, VGPU_WAIT_LEN);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_WAIT, 0, VGPU_WAIT_LEN);
 	p = put64(p, addr);
 	put64(p, value);
 }
 
 void vgpu_cmd_timestamp(struct vgpu_cmd *cmd, uint64_t dst)
 {
-	uint32_t *p = cmd_emit(cmd, VGPU_TIMESTAMP_LEN);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_TIMESTAMP, 0, VGPU_TIMESTAMP_LEN);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_TIMESTAMP, 0, VGPU_TIMESTAMP_LEN);
 	put64(p, dst);
 }
 
@@ -144,11 +153,10 @@ void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
 {
 	uint32_t flags = (pattern << VGPU_TOUCH_FLAG_PATTERN_SHIFT) |
 			 (access << VGPU_TOUCH_FLAG_ACCESS_SHIFT);
-	uint32_t *p = cmd_emit(cmd, VGPU_TOUCH_LEN);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_TOUCH, flags, VGPU_TOUCH_LEN);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_TOUCH, flags, VGPU_TOUCH_LEN);
 	p = put64(p, va);
 	p = put64(p, size);
 	*p++ = stride;
@@ -159,11 +167,10 @@ void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
 
 void vgpu_cmd_checksum(struct vgpu_cmd *cmd, uint64_t src, uint64_t size, uint64_t dst)
 {
-	uint32_t *p = cmd_emit(cmd, VGPU_CHECKSUM_LEN);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_CHECKSUM, 0, VGPU_CHECKSUM_LEN);
 
 	if (!p)
 		return;
-	*p++ = VGPU_CMD_HEADER(VGPU_OP_CHECKSUM, 0, VGPU_CHECKSUM_LEN);
 	p = put64(p, src);
 	p = put64(p, size);
 	put64(p, dst);

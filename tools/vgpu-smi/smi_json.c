@@ -34,6 +34,14 @@ static void json_key(FILE *f, bool *first, const char *key)
 	fputs(": ", f);
 }
 
+/* Open member @key as an object; *in tracks its own members. */
+static void json_object(FILE *f, bool *first, const char *key, bool *in)
+{
+	json_key(f, first, key);
+	fputc('{', f);
+	*in = true;
+}
+
 static void json_u64(FILE *f, bool *first, const char *key, uint64_t v)
 {
 	json_key(f, first, key);
@@ -68,10 +76,9 @@ static void json_words(FILE *f, bool *first, const char *key,
 static void json_region(FILE *f, bool *first, const char *key,
 			const struct smi_region *r)
 {
-	bool in = true;
+	bool in;
 
-	json_key(f, first, key);
-	fputc('{', f);
+	json_object(f, first, key, &in);
 	json_u64(f, &in, "total", r->total);
 	json_u64(f, &in, "shared", r->shared);
 	json_u64(f, &in, "resident", r->resident);
@@ -80,6 +87,21 @@ static void json_region(FILE *f, bool *first, const char *key,
 	fputc('}', f);
 }
 
+/* The per-client counters, JSON name and fdinfo key. */
+static const struct {
+	const char *json, *fdinfo;
+} client_counters[] = {
+	{ "faults", "drm-vgpu-faults" },
+	{ "migrated_to_vram", "drm-vgpu-migrated-to-vram" },
+	{ "migrated_to_system", "drm-vgpu-migrated-to-system" },
+	{ "evictions", "drm-vgpu-evictions" },
+	{ "thrash_events", "drm-vgpu-thrash-events" },
+	{ "fault_batches", "drm-vgpu-fault-batches" },
+	{ "faults_resolved", "drm-vgpu-faults-resolved" },
+	{ "prefetch_used_bytes", "drm-vgpu-prefetch-used-bytes" },
+	{ "prefetch_wasted_bytes", "drm-vgpu-prefetch-wasted-bytes" },
+};
+
 static void json_client(FILE *f, const struct smi_client *c,
 			const struct smi_client *prev, double dt)
 {
@@ -87,6 +109,7 @@ static void json_client(FILE *f, const struct smi_client *c,
 	uint64_t l1m = smi_key_u64(c, "drm-vgpu-tlb-l1-misses");
 	uint64_t l2h = smi_key_u64(c, "drm-vgpu-tlb-l2-hits");
 	bool first = true, in;
+	size_t j;
 	int i;
 
 	fputc('{', f);
@@ -95,26 +118,13 @@ static void json_client(FILE *f, const struct smi_client *c,
 	json_key(f, &first, "comm");
 	json_str(f, c->comm);
 	json_u64(f, &first, "client_id", c->client_id);
-	json_key(f, &first, "memory");
-	in = true;
-	fputc('{', f);
+	json_object(f, &first, "memory", &in);
 	json_region(f, &in, "vram", &c->vram);
 	json_region(f, &in, "system", &c->system);
 	fputc('}', f);
-	json_u64(f, &first, "faults", smi_key_u64(c, "drm-vgpu-faults"));
-	json_u64(f, &first, "migrated_to_vram",
-		 smi_key_u64(c, "drm-vgpu-migrated-to-vram"));
-	json_u64(f, &first, "migrated_to_system",
-		 smi_key_u64(c, "drm-vgpu-migrated-to-system"));
-	json_u64(f, &first, "evictions", smi_key_u64(c, "drm-vgpu-evictions"));
-	json_u64(f, &first, "thrash_events",
-		 smi_key_u64(c, "drm-vgpu-thrash-events"));
-	json_u64(f, &first, "fault_batches", smi_key_u64(c, "drm-vgpu-fault-batches"));
-	json_u64(f, &first, "faults_resolved", smi_key_u64(c, "drm-vgpu-faults-resolved"));
-	json_u64(f, &first, "prefetch_used_bytes",
-		 smi_key_u64(c, "drm-vgpu-prefetch-used-bytes"));
-	json_u64(f, &first, "prefetch_wasted_bytes",
-		 smi_key_u64(c, "drm-vgpu-prefetch-wasted-bytes"));
+	for (j = 0; j < sizeof(client_counters) / sizeof(client_counters[0]); j++)
+		json_u64(f, &first, client_counters[j].json,
+			 smi_key_u64(c, client_counters[j].fdinfo));
 	json_ratio(f, &first, "tlb_hit_rate", smi_tlb_hit_rate(l1h, l1m, l2h));
 	json_key(f, &first, "engines");
 	fputc('{', f);
@@ -133,9 +143,7 @@ static void json_client(FILE *f, const struct smi_client *c,
 		fputc('}', f);
 	}
 	fputc('}', f);
-	json_key(f, &first, "fdinfo");
-	fputc('{', f);
-	in = true;
+	json_object(f, &first, "fdinfo", &in);
 	for (i = 0; i < c->nr_keys; i++) {
 		const struct smi_key *k = &c->keys[i];
 
@@ -166,9 +174,7 @@ static void json_device(FILE *f, const struct smi_device *d,
 	json_key(f, &first, "render_node");
 	json_str(f, d->node);
 
-	json_key(f, &first, "memory");
-	fputc('{', f);
-	in = true;
+	json_object(f, &first, "memory", &in);
 	json_u64(f, &in, "vram_total", d->vram_total);
 	json_u64(f, &in, "vram_used", d->vram_used);
 	json_u64(f, &in, "vram_kernel_used", d->vram_kernel_used);
@@ -179,9 +185,7 @@ static void json_device(FILE *f, const struct smi_device *d,
 	json_u64(f, &in, "bo_count", d->bo_count);
 	fputc('}', f);
 
-	json_key(f, &first, "policy");
-	fputc('{', f);
-	in = true;
+	json_object(f, &first, "policy", &in);
 	json_key(f, &in, "eviction");
 	json_str(f, d->evict_policy);
 	json_words(f, &in, "eviction_available", (char (*)[32])d->evict_avail,
@@ -192,17 +196,13 @@ static void json_device(FILE *f, const struct smi_device *d,
 		   d->nr_place_avail);
 	fputc('}', f);
 
-	json_key(f, &first, "tlb");
-	fputc('{', f);
-	in = true;
+	json_object(f, &first, "tlb", &in);
 	json_ratio(f, &in, "l1_hit_rate", smi_ratio(l1h, l1h + l1m));
 	json_ratio(f, &in, "l2_hit_rate", smi_ratio(l2h, l2h + l2m));
 	json_ratio(f, &in, "hit_rate", smi_tlb_hit_rate(l1h, l1m, l2h));
 	fputc('}', f);
 
-	json_key(f, &first, "counters");
-	fputc('{', f);
-	in = true;
+	json_object(f, &first, "counters", &in);
 	for (i = 0; i < d->nr_counters; i++)
 		json_u64(f, &in, d->counters[i].name, d->counters[i].value);
 	fputc('}', f);

@@ -218,19 +218,39 @@ static void vgpu_access_fault(VGPUState *s, VGPUQueue *q, uint64_t va,
     vgpu_fault_raise(s, q, va, access, &f);
 }
 
+/*
+ * Read or write @len bytes through the translation @x of @va; when the
+ * aperture refuses the access, raise the fault and return false.
+ */
+static bool vgpu_xlate_read(VGPUState *s, VGPUQueue *q, uint64_t va,
+                            unsigned access, const VGPUXlate *x,
+                            void *buf, uint64_t len)
+{
+    if (!vgpu_mem_read(s, q->context, x, buf, len)) {
+        vgpu_access_fault(s, q, va, access, x);
+        return false;
+    }
+    return true;
+}
+
+static bool vgpu_xlate_write(VGPUState *s, VGPUQueue *q, uint64_t va,
+                             const VGPUXlate *x, const void *buf,
+                             uint64_t len)
+{
+    if (!vgpu_mem_write(s, q->context, x, buf, len)) {
+        vgpu_access_fault(s, q, va, VGPU_ACCESS_WRITE, x);
+        return false;
+    }
+    return true;
+}
+
 static bool vgpu_va_read(VGPUState *s, VGPUQueue *q, uint64_t va,
                          unsigned access, void *buf, uint64_t len)
 {
     VGPUXlate x;
 
-    if (!vgpu_xlate(s, q, va, access, &x)) {
-        return false;
-    }
-    if (!vgpu_mem_read(s, q->context, &x, buf, len)) {
-        vgpu_access_fault(s, q, va, access, &x);
-        return false;
-    }
-    return true;
+    return vgpu_xlate(s, q, va, access, &x) &&
+           vgpu_xlate_read(s, q, va, access, &x, buf, len);
 }
 
 /* Write @len bytes that do not cross a page (aligned qwords, lines). */
@@ -239,14 +259,8 @@ static bool vgpu_va_write(VGPUState *s, VGPUQueue *q, uint64_t va,
 {
     VGPUXlate x;
 
-    if (!vgpu_xlate(s, q, va, VGPU_ACCESS_WRITE, &x)) {
-        return false;
-    }
-    if (!vgpu_mem_write(s, q->context, &x, buf, len)) {
-        vgpu_access_fault(s, q, va, VGPU_ACCESS_WRITE, &x);
-        return false;
-    }
-    return true;
+    return vgpu_xlate(s, q, va, VGPU_ACCESS_WRITE, &x) &&
+           vgpu_xlate_write(s, q, va, &x, buf, len);
 }
 
 static bool vgpu_va_write64(VGPUState *s, VGPUQueue *q, uint64_t va,
@@ -292,9 +306,8 @@ bool vgpu_cmd_stream_read(VGPUState *s, VGPUQueue *q, uint32_t off,
             return false;
         }
         chunk = MIN(len - done, x.avail);
-        if (!vgpu_mem_read(s, q->context, &x, (uint8_t *)buf + done,
-                           chunk)) {
-            vgpu_access_fault(s, q, va, VGPU_ACCESS_READ, &x);
+        if (!vgpu_xlate_read(s, q, va, VGPU_ACCESS_READ, &x,
+                             (uint8_t *)buf + done, chunk)) {
             return false;
         }
         done += chunk;
@@ -365,8 +378,7 @@ static VGPUCmdStatus vgpu_cmd_fill(VGPUState *s, VGPUQueue *q,
             return VGPU_CMD_BLOCKED;
         }
         n = MIN(size - cmd->done, MIN(xd.avail, VGPU_BOUNCE_SIZE));
-        if (!vgpu_mem_write(s, q->context, &xd, s->bounce, n)) {
-            vgpu_access_fault(s, q, dst + cmd->done, VGPU_ACCESS_WRITE, &xd);
+        if (!vgpu_xlate_write(s, q, dst + cmd->done, &xd, s->bounce, n)) {
             return VGPU_CMD_BLOCKED;
         }
         cmd->done += n;
@@ -402,8 +414,7 @@ static VGPUCmdStatus vgpu_cmd_write(VGPUState *s, VGPUQueue *q,
         for (i = 0; i < n / 4; i++) {
             data[i] = cpu_to_le32(data[i]);
         }
-        if (!vgpu_mem_write(s, q->context, &xd, data, n)) {
-            vgpu_access_fault(s, q, dst + cmd->done, VGPU_ACCESS_WRITE, &xd);
+        if (!vgpu_xlate_write(s, q, dst + cmd->done, &xd, data, n)) {
             return VGPU_CMD_BLOCKED;
         }
         cmd->done += n;
@@ -541,8 +552,8 @@ static VGPUCmdStatus vgpu_cmd_checksum(VGPUState *s, VGPUQueue *q,
             return VGPU_CMD_BLOCKED;
         }
         n = MIN(size - cmd->done, MIN(xs.avail, VGPU_BOUNCE_SIZE));
-        if (!vgpu_mem_read(s, q->context, &xs, s->bounce, n)) {
-            vgpu_access_fault(s, q, src + cmd->done, VGPU_ACCESS_READ, &xs);
+        if (!vgpu_xlate_read(s, q, src + cmd->done, VGPU_ACCESS_READ, &xs,
+                             s->bounce, n)) {
             return VGPU_CMD_BLOCKED;
         }
         for (i = 0; i < n; i++) {

@@ -112,14 +112,20 @@ static int sysfs_dir(int fd, char *out, size_t size)
 	return 0;
 }
 
-static int read_file(const char *dir, const char *name, char *buf, size_t size)
+/* open(2) of @dir/@name, close-on-exec. */
+static int open_in(const char *dir, const char *name, int flags)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return open(path, flags | O_CLOEXEC);
+}
+
+static int read_file(const char *dir, const char *name, char *buf, size_t size)
+{
+	int fd = open_in(dir, name, O_RDONLY);
+	ssize_t n;
+
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, size - 1);
@@ -145,12 +151,9 @@ static uint64_t sysfs_u64(const char *dir, const char *name)
 /* Writes @val to a sysfs/debugfs file; returns 0 or -errno of write(). */
 static int write_file(const char *dir, const char *name, const char *val)
 {
-	char path[PATH_MAX];
+	int fd = open_in(dir, name, O_WRONLY);
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, val, strlen(val));
@@ -173,13 +176,11 @@ static int debugfs_dir(const char *sysdir, char *out, size_t size)
 
 static char *slurp(const char *dir, const char *name)
 {
-	char path[PATH_MAX], *buf = NULL;
+	int fd = open_in(dir, name, O_RDONLY);
 	size_t len = 0, cap = 0;
+	char *buf = NULL;
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	for (;;) {

@@ -98,6 +98,13 @@ struct vgpu_sysfs_attr {
 
 #define to_vgpu_sysfs_attr(a) container_of(a, struct vgpu_sysfs_attr, attr)
 
+/* A read-only u64 attribute @_name: @_show prints the value @_idx selects. */
+#define VGPU_SYSFS_ATTR_RO(_var, _name, _show, _idx)			\
+	static struct vgpu_sysfs_attr _var = {				\
+		.attr = __ATTR(_name, 0444, _show, NULL),		\
+		.idx = _idx,						\
+	}
+
 static ssize_t vgpu_mem_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
@@ -136,10 +143,7 @@ static ssize_t vgpu_mem_show(struct device *dev, struct device_attribute *attr,
 }
 
 #define VGPU_MEM_ATTR(_name, _idx)					\
-	static struct vgpu_sysfs_attr vgpu_attr_##_name = {		\
-		.attr = __ATTR(_name, 0444, vgpu_mem_show, NULL),	\
-		.idx = _idx,						\
-	}
+	VGPU_SYSFS_ATTR_RO(vgpu_attr_##_name, _name, vgpu_mem_show, _idx)
 
 VGPU_MEM_ATTR(vram_total, VGPU_MEM_VRAM_TOTAL);
 VGPU_MEM_ATTR(vram_used, VGPU_MEM_VRAM_USED);
@@ -152,79 +156,53 @@ VGPU_MEM_ATTR(bo_count, VGPU_MEM_BO_COUNT);
 
 /* ----------------------------------------------------------- policies --- */
 
-static ssize_t eviction_policy_show(struct device *dev,
-				    struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  vgpu_policy_evict_name(vgpu_policy_evict(dev_to_vgpu(dev))));
-}
+/*
+ * <file>_policy (rw) and available_<file>_policies (ro) for one policy kind
+ * of vgpu_policy.h: @_kind is its infix there (evict, place), @_nr the
+ * number of policies.
+ */
+#define VGPU_POLICY_ATTRS(_file, _kind, _nr)				\
+static ssize_t _file##_policy_show(struct device *dev,			\
+				   struct device_attribute *attr, char *buf) \
+{									\
+	struct vgpu_device *vdev = dev_to_vgpu(dev);			\
+									\
+	return sysfs_emit(buf, "%s\n",					\
+			  vgpu_policy_##_kind##_name(vgpu_policy_##_kind(vdev))); \
+}									\
+									\
+static ssize_t _file##_policy_store(struct device *dev,			\
+				    struct device_attribute *attr,	\
+				    const char *buf, size_t count)	\
+{									\
+	int policy = vgpu_policy_##_kind##_parse(buf);			\
+	int ret;							\
+									\
+	if (policy < 0)							\
+		return policy;						\
+	ret = vgpu_policy_set_##_kind(dev_to_vgpu(dev), policy);	\
+	return ret ?: count;						\
+}									\
+static DEVICE_ATTR_RW(_file##_policy);					\
+									\
+static ssize_t available_##_file##_policies_show(struct device *dev,	\
+						 struct device_attribute *attr, \
+						 char *buf)		\
+{									\
+	struct vgpu_device *vdev = dev_to_vgpu(dev);			\
+	int len = 0;							\
+	u32 i;								\
+									\
+	for (i = 0; i < (_nr); i++)					\
+		if (vgpu_policy_##_kind##_supported(vdev, i))		\
+			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "", \
+					     vgpu_policy_##_kind##_name(i)); \
+	return len + sysfs_emit_at(buf, len, "\n");			\
+}									\
+static DEVICE_ATTR_RO(available_##_file##_policies)
 
-static ssize_t eviction_policy_store(struct device *dev,
-				     struct device_attribute *attr,
-				     const char *buf, size_t count)
-{
-	int policy = vgpu_policy_evict_parse(buf);
-	int ret;
-
-	if (policy < 0)
-		return policy;
-	ret = vgpu_policy_set_evict(dev_to_vgpu(dev), policy);
-	return ret ?: count;
-}
-static DEVICE_ATTR_RW(eviction_policy);
-
-static ssize_t available_eviction_policies_show(struct device *dev,
-						struct device_attribute *attr,
-						char *buf)
-{
-	struct vgpu_device *vdev = dev_to_vgpu(dev);
-	int len = 0;
-	u32 i;
-
-	for (i = 0; i < VGPU_EVICT_NR; i++)
-		if (vgpu_policy_evict_supported(vdev, i))
-			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
-					     vgpu_policy_evict_name(i));
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-static DEVICE_ATTR_RO(available_eviction_policies);
-
-static ssize_t placement_policy_show(struct device *dev,
-				     struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  vgpu_policy_place_name(vgpu_policy_place(dev_to_vgpu(dev))));
-}
-
-static ssize_t placement_policy_store(struct device *dev,
-				      struct device_attribute *attr,
-				      const char *buf, size_t count)
-{
-	int policy = vgpu_policy_place_parse(buf);
-	int ret;
-
-	if (policy < 0)
-		return policy;
-	ret = vgpu_policy_set_place(dev_to_vgpu(dev), policy);
-	return ret ?: count;
-}
-static DEVICE_ATTR_RW(placement_policy);
-
-static ssize_t available_placement_policies_show(struct device *dev,
-						 struct device_attribute *attr,
-						 char *buf)
-{
-	struct vgpu_device *vdev = dev_to_vgpu(dev);
-	int len = 0;
-	u32 i;
-
-	for (i = 0; i < VGPU_PLACE_NR; i++)
-		if (vgpu_policy_place_supported(vdev, i))
-			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
-					     vgpu_policy_place_name(i));
-	return len + sysfs_emit_at(buf, len, "\n");
-}
-static DEVICE_ATTR_RO(available_placement_policies);
+VGPU_POLICY_ATTRS(eviction, evict, VGPU_EVICT_NR);
+VGPU_POLICY_ATTRS(placement, place, VGPU_PLACE_NR);
 
 static struct attribute *vgpu_attrs[] = {
 	&vgpu_attr_vram_total.attr.attr,
@@ -263,10 +241,7 @@ static ssize_t vgpu_hw_counter_show(struct device *dev,
 }
 
 #define VGPU_HW_COUNTER_ATTR(_name, _idx)				\
-	static struct vgpu_sysfs_attr vgpu_ctr_##_name = {		\
-		.attr = __ATTR(_name, 0444, vgpu_hw_counter_show, NULL),\
-		.idx = _idx,						\
-	}
+	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_hw_counter_show, _idx)
 
 VGPU_HW_COUNTER_ATTR(tlb_l1_hits, VGPU_CTR_L1_HIT);
 VGPU_HW_COUNTER_ATTR(tlb_l1_misses, VGPU_CTR_L1_MISS);
@@ -338,10 +313,7 @@ static ssize_t vgpu_drv_counter_show(struct device *dev,
 }
 
 #define VGPU_DRV_COUNTER_ATTR(_name, _idx)				\
-	static struct vgpu_sysfs_attr vgpu_ctr_##_name = {		\
-		.attr = __ATTR(_name, 0444, vgpu_drv_counter_show, NULL),\
-		.idx = _idx,						\
-	}
+	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_drv_counter_show, _idx)
 
 VGPU_DRV_COUNTER_ATTR(evictions, VGPU_DRV_EVICTIONS);
 VGPU_DRV_COUNTER_ATTR(bytes_to_vram, VGPU_DRV_BYTES_TO_VRAM);
@@ -364,10 +336,8 @@ static ssize_t vgpu_paging_counter_show(struct device *dev,
 }
 
 #define VGPU_PAGING_COUNTER_ATTR(_name, _field)				\
-	static struct vgpu_sysfs_attr vgpu_ctr_##_name = {		\
-		.attr = __ATTR(_name, 0444, vgpu_paging_counter_show, NULL),\
-		.idx = offsetof(struct vgpu_paging_counters, _field),	\
-	}
+	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_paging_counter_show, \
+			   offsetof(struct vgpu_paging_counters, _field))
 
 VGPU_PAGING_COUNTER_ATTR(faults_handled, faults);
 VGPU_PAGING_COUNTER_ATTR(fault_batches, fault_batches);
