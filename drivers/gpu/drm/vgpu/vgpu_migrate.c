@@ -70,6 +70,28 @@ static void vgpu_migrate_flush(struct vgpu_migrate_batch *b)
 	b->last = fence;
 }
 
+/*
+ * Wait for a flushed batch.  Jobs on one queue complete in order, so the
+ * last one's fence covers them all; a failed job turns into -EIO in
+ * @b->error unless the batch already failed.
+ */
+static void vgpu_migrate_batch_wait(struct vgpu_migrate_batch *b)
+{
+	long err;
+
+	if (!b->last)
+		return;
+	err = dma_fence_wait(b->last, false);
+	if (!err && b->last->error)
+		err = b->last->error;
+	dma_fence_put(b->last);
+	b->last = NULL;
+	if (err && !b->error) {
+		drm_err(&b->vdev->drm, "copy engine job failed: %ld\n", err);
+		b->error = -EIO;
+	}
+}
+
 static void vgpu_migrate_emit(struct vgpu_migrate_batch *b, u32 op, u64 a,
 			      u64 bb, u64 size)
 {
@@ -137,7 +159,6 @@ int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	struct vgpu_migrate_batch b = { .vdev = vdev };
 	struct vgpu_res_cursor sc, dc;
 	u64 off, size = tbo->base.size;
-	long err;
 
 	if (!vgpu_migrate_ready(vdev))
 		return -EOPNOTSUPP;
@@ -178,17 +199,7 @@ int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	vgpu_migrate_flush(&b);
 	mutex_unlock(&m->lock);
 
-	/* Jobs on one queue complete in order: the last one covers all. */
-	if (b.last) {
-		err = dma_fence_wait(b.last, false);
-		if (!err && b.last->error)
-			err = b.last->error;
-		dma_fence_put(b.last);
-		if (err && !b.error) {
-			drm_err(&vdev->drm, "copy engine job failed: %ld\n", err);
-			b.error = -EIO;
-		}
-	}
+	vgpu_migrate_batch_wait(&b);
 	if (!b.error)
 		atomic64_add(size, src ? &m->bytes_copied : &m->bytes_cleared);
 	kvfree(b.dw);
@@ -218,7 +229,6 @@ int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	struct vgpu_migrate_batch b = { .vdev = vdev };
 	struct vgpu_res_cursor sc;
 	u64 off;
-	long err;
 	int ret;
 
 	if (!vgpu_migrate_ready(vdev))
@@ -250,16 +260,7 @@ int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	vgpu_migrate_flush(&b);
 	mutex_unlock(&m->lock);
 
-	if (b.last) {
-		err = dma_fence_wait(b.last, false);
-		if (!err && b.last->error)
-			err = b.last->error;
-		dma_fence_put(b.last);
-		if (err && !b.error) {
-			drm_err(&vdev->drm, "copy engine chunk job failed: %ld\n", err);
-			b.error = -EIO;
-		}
-	}
+	vgpu_migrate_batch_wait(&b);
 	if (!b.error)
 		atomic64_add(size, &m->bytes_copied);
 	kvfree(b.dw);
