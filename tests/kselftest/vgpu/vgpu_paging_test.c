@@ -6,11 +6,13 @@
  * with the faults taken), the fault_batch_limit module parameter; and
  * pageable BOs (DRM_VGPU_BO_PAGEABLE): fault-driven chunk migration, 4x
  * oversubscription with the data checked, chunk granularity, LRU vs
- * LRU-2, thrashing, map-remote, prefetch and advice, running out of memory.
+ * LRU-2, thrashing, map-remote, prefetch and advice, a job faulting for
+ * longer than the job timeout, running out of memory.
  *
  * Copyright (c) 2026 The vgpu authors
  */
 #include <stdio.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -846,6 +848,84 @@ TEST_F(pageable, stream_prefetch)
 	TH_LOG("faults: %llu without prefetch, %llu with",
 	       (unsigned long long)a.vm.faults_resolved,
 	       (unsigned long long)(b.vm.faults_resolved - a.vm.faults_resolved));
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Sequential reads over @size, @passes times in one job. */
+static int seq_passes(struct vgpu_dev *dev, uint64_t size, uint32_t passes)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_touch(&cmd, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, PVA, size,
+		       0, 0, 0, passes);
+	ret = vgpu_run(dev, 0, &cmd, 300 * SEC);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+/*
+ * One job making progress through faults for more than the job timeout
+ * completes: each REPLAY extends its timeout.  Sequential passes over
+ * twice VRAM (and at least 512 MiB, so that a chunk comes back too rarely
+ * to be pinned as thrashing) fault on every chunk, pass after pass.  A
+ * job that does not move still times out
+ * (exec.hang_times_out_other_queues_carry_on).
+ */
+TEST_F(pageable, faulting_job_outlives_timeout)
+{
+	uint64_t size = 2 * self->vram > 512 * MiB ? 2 * self->vram : 512 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t timeout_ns, t, passes;
+	unsigned int tries;
+	char buf[32];
+	uint32_t h;
+
+	if (get_param("job_timeout_ms", buf, sizeof(buf)))
+		SKIP(return, "no job_timeout_ms parameter");
+	timeout_ns = strtoull(buf, NULL, 0) * 1000000ull;
+	if (size > mem_total() / 2)
+		SKIP(return, "guest RAM too small (run with --mem 2G)");
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+
+	/* One warm pass (in a job of its own) tells how many make 3 timeouts. */
+	ASSERT_EQ(0, seq_passes(&self->dev, size, 1));
+	t = now_ns();
+	ASSERT_EQ(0, seq_passes(&self->dev, size, 1));
+	t = now_ns() - t;
+	passes = timeout_ns * 3 / (t ?: 1) + 1;
+	for (tries = 0; tries < 3; tries++, passes *= 2) {
+		if (passes > 64)
+			passes = 64;
+		ASSERT_EQ(0, paging(&self->dev, &pg0));
+		t = now_ns();
+		ASSERT_EQ(0, seq_passes(&self->dev, size, passes));
+		t = now_ns() - t;
+		ASSERT_EQ(0, paging(&self->dev, &pg));
+		if (t > timeout_ns || passes == 64)
+			break;
+	}
+	TH_LOG("%llu passes over %llu MiB in %llu ms (timeout %llu ms), %llu faults resolved",
+	       (unsigned long long)passes, (unsigned long long)(size >> 20),
+	       (unsigned long long)(t / 1000000),
+	       (unsigned long long)(timeout_ns / 1000000),
+	       (unsigned long long)(pg.vm.faults_resolved - pg0.vm.faults_resolved));
+	EXPECT_EQ(0, pg.vm.faults_cancelled);
+	EXPECT_LE(passes * (size / (2 * MiB)) / 2,
+		  pg.vm.faults_resolved - pg0.vm.faults_resolved);
+	if (t <= timeout_ns)
+		SKIP(return, "could not make a job run longer than the timeout");
 }
 
 /* Pageable BOs beyond guest memory fail cleanly. */

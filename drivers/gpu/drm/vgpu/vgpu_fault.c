@@ -17,6 +17,7 @@
 #include "vgpu_fault_batch.h"
 #include "vgpu_fault_log.h"
 #include "vgpu_paging.h"
+#include "vgpu_queue.h"
 #include "vgpu_vm.h"
 
 /**
@@ -295,8 +296,7 @@ void vgpu_fault_drain(struct vgpu_device *vdev)
 		/* Answer as we go: a resolved queue resumes while we work. */
 		for_each_set_bit(q, replay, VGPU_NUM_QUEUES)
 			if (!test_bit(q, cancel))
-				vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
-					  VGPU_QUEUE_CONTROL_REPLAY);
+				vgpu_queue_replay(vdev, q);
 		bitmap_zero(replay, VGPU_NUM_QUEUES);
 	}
 	mutex_unlock(&vdev->paging.fault_lock);
@@ -328,6 +328,5 @@ void vgpu_fault_drain(struct vgpu_device *vdev)
 			  VGPU_QUEUE_CONTROL_CANCEL);
 	for_each_set_bit(q, replay, VGPU_NUM_QUEUES)
 		if (!test_bit(q, cancel))
-			vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
-				  VGPU_QUEUE_CONTROL_REPLAY);
+			vgpu_queue_replay(vdev, q);
 }

@@ -53,9 +53,47 @@
  * ring in order, and restart.  Other queues never stop.
  */
 
+/**
+ * DOC: job timeout and progress
+ *
+ * A job stalled on GPU faults of pageable memory runs only as fast as the
+ * fault thread migrates its chunks: under heavy oversubscription a job
+ * that is doing fine can spend far longer than the job timeout
+ * (``job_timeout_ms``) in faults.  So when the timeout fires, the handler
+ * first asks whether the job at the head of the queue moved since the last
+ * check:
+ *
+ * - the fault thread answered the queue with REPLAY at least once
+ *   (vgpu_queue_replay() counts them in &vgpu_queue.replays), or
+ * - the command being run changed (``QUEUE_CMD_OFFSET``, and
+ *   ``QUEUE_CALL_OFFSET`` inside a CALL).  The first check of a job has no
+ *   earlier position to compare with, and only REPLAYs count.
+ *
+ * A job that moved is alive: its timeout is extended by another
+ * ``job_timeout_ms``.  drm_sched of Linux 6.12 has no "no hang" status,
+ * and takes the job off its pending list before calling the handler, so
+ * the handler puts it back with drm_sched_stop(), gives the jobs their
+ * hardware fences back and drm_sched_start() re-arms the timer; the queue
+ * itself is not touched (a job that finished meanwhile is freed by
+ * drm_sched_stop()).  A job that did not move — a WAIT never satisfied,
+ * or a fault whose resolution is itself stuck — is recovered as above
+ * with -ETIMEDOUT, as is a job that already ran for ``job_timeout_max_ms``
+ * (0: no limit), which bounds a job that faults forever.  A stopped queue
+ * (ERROR, CANCEL) is never extended.
+ *
+ * So a hang is still detected one timeout after the job's last progress,
+ * or two after its start at worst (REPLAYs for the jobs before it count
+ * at its first check).
+ */
+
 static unsigned int vgpu_job_timeout_ms = 5000;
 module_param_named(job_timeout_ms, vgpu_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms, "GPU job timeout in milliseconds (default 5000)");
+
+static unsigned int vgpu_job_timeout_max_ms = 600000;
+module_param_named(job_timeout_max_ms, vgpu_job_timeout_max_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_max_ms,
+		 "Longest a job making progress through GPU faults may run, in milliseconds (default 600000, 0: no limit)");
 
 static const char *vgpu_fence_driver_name(struct dma_fence *f)
 {
@@ -235,6 +273,24 @@ void vgpu_queue_error(struct vgpu_queue *q)
 	drm_sched_fault(&q->sched);
 }
 
+/**
+ * vgpu_queue_replay() - let a queue stalled on resolved faults retry
+ * @vdev: vgpu device
+ * @id: hardware queue
+ *
+ * Writes REPLAY and counts it in &vgpu_queue.replays: the queue's job
+ * made progress (see "job timeout and progress").
+ *
+ * Context: the fault interrupt thread.
+ */
+void vgpu_queue_replay(struct vgpu_device *vdev, u32 id)
+{
+	if (id < vdev->nr_queues)
+		atomic_inc(&vdev->queues[id].replays);
+	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_CONTROL),
+		  VGPU_QUEUE_CONTROL_REPLAY);
+}
+
 /* --------------------------------------------------- scheduler backend --- */
 
 static struct dma_fence *vgpu_prepare_job(struct drm_sched_job *sched_job,
@@ -279,6 +335,9 @@ static struct dma_fence *vgpu_run_job(struct drm_sched_job *sched_job)
 	hf->job = job;
 	hf->vm = vm;
 	hf->emitted_ns = ktime_get_ns();
+	hf->tdr_replays = atomic_read(&q->replays);
+	hf->tdr_pos = VGPU_QUEUE_POS_NONE;
+	hf->tdr_extended_ms = 0;
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 
 	if (sched_job->s_fence->finished.error)
@@ -312,6 +371,81 @@ static struct dma_fence *vgpu_run_job(struct drm_sched_job *sched_job)
 	return dma_fence_get(&hf->base);
 }
 
+/* Where the queue is: current command, and offset in a CALL's stream. */
+static u64 vgpu_queue_pos(struct vgpu_queue *q)
+{
+	struct vgpu_device *vdev = q->vdev;
+	u32 status = vgpu_rd32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_STATUS));
+	u64 pos = vgpu_rd32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CMD_OFFSET));
+
+	/* A ring offset is below VGPU_RING_BYTES: bit 31 is free. */
+	if (status & VGPU_QUEUE_STATUS_IN_CALL)
+		pos |= BIT_ULL(31) |
+		       (u64)vgpu_rd32(vdev, VGPU_QUEUE_REG(q->id,
+							   VGPU_QUEUE_CALL_OFFSET)) << 32;
+	return pos;
+}
+
+/* Give every pending job its hardware fence back, after drm_sched_stop(). */
+static void vgpu_queue_reattach(struct vgpu_queue *q)
+{
+	struct drm_sched_job *s_job;
+
+	/* drm_sched_start() waits on it, or fails the job if it has none. */
+	list_for_each_entry(s_job, &q->sched.pending_list, list) {
+		struct vgpu_hw_fence *hf = to_vgpu_job(s_job)->hw_fence;
+
+		if (!s_job->s_fence->parent && hf->inited)
+			s_job->s_fence->parent = dma_fence_get(&hf->base);
+	}
+}
+
+/*
+ * The job at the head of @q timed out: extend its timeout if it moved
+ * since the last check (see "job timeout and progress").
+ *
+ * Return: true if extended; the job is back in the scheduler's hands.
+ */
+static bool vgpu_job_extend(struct vgpu_queue *q, struct drm_sched_job *sched_job)
+{
+	struct vgpu_hw_fence *hf = to_vgpu_job(sched_job)->hw_fence;
+	u32 max_ms = READ_ONCE(vgpu_job_timeout_max_ms);
+	u32 replays;
+	bool moved;
+	u64 pos;
+
+	if (!hf->inited || READ_ONCE(q->error) != VGPU_QUEUE_ERROR_NONE)
+		return false;
+
+	replays = atomic_read(&q->replays);
+	pos = vgpu_queue_pos(q);
+	moved = replays != hf->tdr_replays ||
+		(hf->tdr_pos != VGPU_QUEUE_POS_NONE && pos != hf->tdr_pos);
+	hf->tdr_replays = replays;
+	hf->tdr_pos = pos;
+	if (!moved)
+		return false;
+	if (max_ms && hf->tdr_extended_ms + vgpu_job_timeout_ms >= max_ms) {
+		drm_warn(&q->vdev->drm, "queue %u: job %llu still running after %u ms (job_timeout_max_ms)\n",
+			 q->id, hf->base.seqno,
+			 hf->tdr_extended_ms + vgpu_job_timeout_ms);
+		return false;
+	}
+	/* Before drm_sched_start(): the job may be freed right after. */
+	hf->tdr_extended_ms += vgpu_job_timeout_ms;
+	drm_dbg_driver(&q->vdev->drm, "queue %u: job %llu progressing, timeout extended (%u ms)\n",
+		       q->id, hf->base.seqno, hf->tdr_extended_ms);
+
+	/* Put the job back on the pending list and re-arm the timer. */
+	drm_sched_stop(&q->sched, sched_job);
+	vgpu_queue_reattach(q);
+	drm_sched_start(&q->sched);
+	/* drm_sched_stop() cancelled the timer an ERROR may have kicked. */
+	if (READ_ONCE(q->error) != VGPU_QUEUE_ERROR_NONE)
+		drm_sched_fault(&q->sched);
+	return true;
+}
+
 static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct vgpu_job *bad = to_vgpu_job(sched_job);
@@ -319,7 +453,6 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	struct vgpu_device *vdev = q->vdev;
 	struct drm_gpu_scheduler *sched = &q->sched;
 	struct vgpu_hw_fence *f, *tmp;
-	struct drm_sched_job *s_job;
 	unsigned long flags;
 	char where[40] = "";
 	u32 cause, status;
@@ -327,6 +460,11 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return DRM_GPU_SCHED_STAT_ENODEV;
+
+	if (vgpu_job_extend(q, sched_job)) {
+		drm_dev_exit(idx);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
 
 	drm_sched_stop(sched, sched_job);
 	vgpu_queue_complete(q);
@@ -385,13 +523,7 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	}
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 
-	/* Give every job its hardware fence back; drm_sched_start() waits on it. */
-	list_for_each_entry(s_job, &sched->pending_list, list) {
-		struct vgpu_hw_fence *hf = to_vgpu_job(s_job)->hw_fence;
-
-		if (!s_job->s_fence->parent && hf->inited)
-			s_job->s_fence->parent = dma_fence_get(&hf->base);
-	}
+	vgpu_queue_reattach(q);
 	vgpu_ring_kick(q);
 	drm_sched_start(sched);
 	drm_dev_exit(idx);

@@ -5,6 +5,7 @@
 #ifndef __VGPU_QUEUE_H__
 #define __VGPU_QUEUE_H__
 
+#include <linux/atomic.h>
 #include <linux/dma-fence.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -28,8 +29,14 @@ struct vgpu_vm;
  * @link: in &vgpu_queue.pending while emitted and not signalled.
  * @job: the job (valid until the fence signals).
  * @vm: the job's VM (valid until the fence signals).
+ * @emitted_ns: when run_job emitted the job (for the engine time of fdinfo).
  * @ctx_held: the job pins its VM's hardware context until the fence signals.
  * @inited: @base was initialised (run_job ran).
+ * @tdr_replays: &vgpu_queue.replays at the last timeout check of the job
+ *	(at run_job before the first); the timeout handler only.
+ * @tdr_pos: command position (vgpu_queue_pos()) at the last timeout check,
+ *	%VGPU_QUEUE_POS_NONE before the first; the timeout handler only.
+ * @tdr_extended_ms: time the job's timeout was extended by so far.
  */
 struct vgpu_hw_fence {
 	struct dma_fence base;
@@ -39,7 +46,13 @@ struct vgpu_hw_fence {
 	u64 emitted_ns;
 	bool ctx_held;
 	bool inited;
+	u32 tdr_replays;
+	u64 tdr_pos;
+	u32 tdr_extended_ms;
 };
+
+/** VGPU_QUEUE_POS_NONE - &vgpu_hw_fence.tdr_pos before the first check */
+#define VGPU_QUEUE_POS_NONE	(~0ull)
 
 /**
  * struct vgpu_queue - a hardware queue: a ring, a scheduler, a timeline
@@ -61,6 +74,9 @@ struct vgpu_hw_fence {
  *	VM (vgpu_fdinfo_engine_charge(), under @fence_lock).
  * @error: cause the queue stopped with (``VGPU_QUEUE_ERROR_*``), read by
  *	the timeout handler.
+ * @replays: REPLAYs the fault thread issued on the queue
+ *	(vgpu_queue_replay()); the timeout handler reads it as a sign of
+ *	progress.
  */
 struct vgpu_queue {
 	struct vgpu_device *vdev;
@@ -79,6 +95,7 @@ struct vgpu_queue {
 	struct list_head pending;
 	u64 busy_until;
 	u32 error;
+	atomic_t replays;
 };
 
 int vgpu_queues_init(struct vgpu_device *vdev);
@@ -87,6 +104,7 @@ void vgpu_queues_stop(struct vgpu_device *vdev);
 void vgpu_queues_restart(struct vgpu_device *vdev);
 void vgpu_queue_complete(struct vgpu_queue *q);
 void vgpu_queue_error(struct vgpu_queue *q);
+void vgpu_queue_replay(struct vgpu_device *vdev, u32 id);
 u32 vgpu_exec_queues(struct vgpu_device *vdev);
 struct vgpu_queue *vgpu_exec_queue(struct vgpu_device *vdev, u32 idx);
 
