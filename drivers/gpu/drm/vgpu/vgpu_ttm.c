@@ -167,11 +167,14 @@ static void vgpu_evict_flags(struct ttm_buffer_object *tbo,
 	/*
 	 * Small BAR: a BO pushed out of the CPU-visible window goes to the
 	 * rest of VRAM if there is room there without evicting anything,
-	 * else to system memory.
+	 * else to system memory.  A BO larger than the rest of VRAM is not
+	 * offered it: the VRAM manager refuses what can never fit with
+	 * -E2BIG, which TTM treats as final, not as "try the next place".
 	 */
 	if (vdev->visible_size < vdev->vram_size && vgpu_migrate_ready(vdev) &&
 	    !(bo->flags & DRM_VGPU_BO_CPU_ACCESS) &&
-	    to_vgpu_vram_res(res)->used_visible) {
+	    to_vgpu_vram_res(res)->used_visible &&
+	    tbo->base.size <= vdev->vram_size - vdev->visible_size) {
 		bo->evict_places[0] = (struct ttm_place){
 			.mem_type = TTM_PL_VRAM,
 			.fpfn = vdev->visible_size >> PAGE_SHIFT,
