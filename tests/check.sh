@@ -30,9 +30,11 @@ tiers=("$@")
 # Guest configurations: "flavour vram visible".  Every guest runs the
 # device in strict mode, so a stale-TLB use anywhere in the suite shows up
 # in the strict counters that tests/guest/check-strict.sh asserts are zero.
+# 128M behind 64M makes BOs larger than the non-visible part of VRAM.
 GUEST_CONFIGS=${VGPU_GUEST_CONFIGS:-"debian 64M 64M
 debian 256M 256M
-debian 256M 64M"}
+debian 256M 64M
+debian 128M 64M"}
 if [ -x "$TOP/tools/vm/flavour-debug.sh" ] && [ "${VGPU_DEBUG_KERNEL:-1}" = 1 ]; then
 	GUEST_CONFIGS+="
 debug 256M 256M"
