@@ -7,6 +7,7 @@
 #ifndef VGPU_BENCH_H
 #define VGPU_BENCH_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -44,6 +45,19 @@ static inline double bench_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * A suite's return value: @r when @ret is 0; otherwise frees @r and
+ * returns NULL with errno set to -@ret.
+ */
+static inline struct report *bench_result(struct report *r, int ret)
+{
+	if (!ret)
+		return r;
+	report_free(r);
+	errno = -ret;
+	return NULL;
 }
 
 extern const struct bench_suite bench_suite_ioctl;

@@ -121,12 +121,7 @@ static struct report *run(const struct bench_opts *o)
 		bench_set_param("fault_batch_limit", old_limit);
 	if (old_pf[0])
 		bench_set_param("prefetch", old_pf);
-	if (ret) {
-		report_free(r);
-		errno = -ret;
-		return NULL;
-	}
-	return r;
+	return bench_result(r, ret);
 }
 
 const struct bench_suite bench_suite_batching = {

@@ -133,12 +133,7 @@ static struct report *run(const struct bench_opts *o)
 out:
 	if (old_pf[0])
 		bench_set_param("prefetch", old_pf);
-	if (ret) {
-		report_free(r);
-		errno = -ret;
-		return NULL;
-	}
-	return r;
+	return bench_result(r, ret);
 }
 
 const struct bench_suite bench_suite_migrate = {

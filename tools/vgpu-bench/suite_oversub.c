@@ -194,12 +194,7 @@ static struct report *run(const struct bench_opts *o)
 		bench_set_policy(o->fd, "placement_policy", old_place);
 	if (old_pf[0])
 		bench_set_param("prefetch", old_pf);
-	if (ret) {
-		report_free(r);
-		errno = -ret;
-		return NULL;
-	}
-	return r;
+	return bench_result(r, ret);
 }
 
 const struct bench_suite bench_suite_oversub = {
