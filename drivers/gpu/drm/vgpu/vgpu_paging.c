@@ -475,7 +475,8 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 		bad_value = args->value & ~(u64)DRM_VGPU_ACCESSOR_GPU;
 		break;
 	default:
-		VGPU_IOCTL_DBG(drm, "unknown advice");
+		drm_dbg_driver(drm, "ioctl check failed: unknown advice %u\n",
+			       args->advice);
 		return -EINVAL;
 	}
 	if (VGPU_IOCTL_DBG(drm, bad_value) ||

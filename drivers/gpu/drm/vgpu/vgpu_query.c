@@ -79,7 +79,8 @@ int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 		args->value = VGPU_BO_MAX_SIZE;
 		break;
 	default:
-		VGPU_IOCTL_DBG(drm, "unknown param");
+		drm_dbg_driver(drm, "ioctl check failed: unknown param %u\n",
+			       args->param);
 		return -EINVAL;
 	}
 
@@ -156,7 +157,8 @@ int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		size = sizeof(r->paging);
 		break;
 	default:
-		VGPU_IOCTL_DBG(drm, "unknown query type");
+		drm_dbg_driver(drm, "ioctl check failed: unknown query type %u\n",
+			       args->type);
 		return -EINVAL;
 	}
 
