@@ -45,9 +45,21 @@ extern "C" {
  * - **QUERY**: memory statistics, device counters and per-VM counters.
  */
 
-/*
- * Ioctl numbers, relative to DRM_COMMAND_BASE.  Dense; new ioctls are
- * appended.
+/**
+ * DOC: vgpu ioctl numbers
+ *
+ * Ioctl numbers, relative to %DRM_COMMAND_BASE.  Dense; new ioctls are
+ * appended.  Each has a request code ``DRM_IOCTL_VGPU_*`` below.
+ *
+ * - %DRM_VGPU_GET_PARAM (0x00): &struct drm_vgpu_get_param
+ * - %DRM_VGPU_BO_CREATE (0x01): &struct drm_vgpu_bo_create
+ * - %DRM_VGPU_BO_MMAP_OFFSET (0x02): &struct drm_vgpu_bo_mmap_offset
+ * - %DRM_VGPU_VM_BIND (0x03): &struct drm_vgpu_vm_bind
+ * - %DRM_VGPU_EXEC (0x04): &struct drm_vgpu_exec
+ * - %DRM_VGPU_WAIT_BO (0x05): &struct drm_vgpu_wait_bo
+ * - %DRM_VGPU_QUERY (0x06): &struct drm_vgpu_query
+ * - %DRM_VGPU_PREFETCH (0x07): &struct drm_vgpu_prefetch
+ * - %DRM_VGPU_ADVISE (0x08): &struct drm_vgpu_advise
  */
 #define DRM_VGPU_GET_PARAM		0x00
 #define DRM_VGPU_BO_CREATE		0x01
@@ -59,23 +71,32 @@ extern "C" {
 #define DRM_VGPU_PREFETCH		0x07
 #define DRM_VGPU_ADVISE			0x08
 
+/** DRM_IOCTL_VGPU_GET_PARAM - read one device parameter, &struct drm_vgpu_get_param */
 #define DRM_IOCTL_VGPU_GET_PARAM \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_GET_PARAM, struct drm_vgpu_get_param)
+/** DRM_IOCTL_VGPU_BO_CREATE - create a buffer object, &struct drm_vgpu_bo_create */
 #define DRM_IOCTL_VGPU_BO_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_BO_CREATE, struct drm_vgpu_bo_create)
+/** DRM_IOCTL_VGPU_BO_MMAP_OFFSET - get a BO's mmap() offset, &struct drm_vgpu_bo_mmap_offset */
 #define DRM_IOCTL_VGPU_BO_MMAP_OFFSET \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_BO_MMAP_OFFSET, \
 		 struct drm_vgpu_bo_mmap_offset)
+/** DRM_IOCTL_VGPU_VM_BIND - map and unmap GPU VA ranges, &struct drm_vgpu_vm_bind */
 #define DRM_IOCTL_VGPU_VM_BIND \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_BIND, struct drm_vgpu_vm_bind)
+/** DRM_IOCTL_VGPU_EXEC - submit a job, &struct drm_vgpu_exec */
 #define DRM_IOCTL_VGPU_EXEC \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_EXEC, struct drm_vgpu_exec)
+/** DRM_IOCTL_VGPU_WAIT_BO - wait for a BO to go idle, &struct drm_vgpu_wait_bo */
 #define DRM_IOCTL_VGPU_WAIT_BO \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_WAIT_BO, struct drm_vgpu_wait_bo)
+/** DRM_IOCTL_VGPU_QUERY - read statistics and counters, &struct drm_vgpu_query */
 #define DRM_IOCTL_VGPU_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_QUERY, struct drm_vgpu_query)
+/** DRM_IOCTL_VGPU_PREFETCH - move the memory behind a VA range, &struct drm_vgpu_prefetch */
 #define DRM_IOCTL_VGPU_PREFETCH \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_PREFETCH, struct drm_vgpu_prefetch)
+/** DRM_IOCTL_VGPU_ADVISE - record a placement hint for a VA range, &struct drm_vgpu_advise */
 #define DRM_IOCTL_VGPU_ADVISE \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_ADVISE, struct drm_vgpu_advise)
 
@@ -150,6 +171,7 @@ struct drm_vgpu_get_param {
 #define DRM_VGPU_PLACE_VRAM		(1u << 0)
 /** DRM_VGPU_PLACE_SYSTEM - system memory, reached by the device through DMA */
 #define DRM_VGPU_PLACE_SYSTEM		(1u << 1)
+/** DRM_VGPU_PLACE_ALL - every placement bit BO_CREATE accepts */
 #define DRM_VGPU_PLACE_ALL		(DRM_VGPU_PLACE_VRAM | DRM_VGPU_PLACE_SYSTEM)
 
 /* Flags, for &drm_vgpu_bo_create.flags. */
@@ -182,6 +204,7 @@ struct drm_vgpu_get_param {
  * be many times larger than VRAM, up to the size of system memory.
  */
 #define DRM_VGPU_BO_PAGEABLE		(1u << 2)
+/** DRM_VGPU_BO_FLAGS_ALL - every &drm_vgpu_bo_create.flags bit */
 #define DRM_VGPU_BO_FLAGS_ALL		(DRM_VGPU_BO_CPU_ACCESS | DRM_VGPU_BO_CONTIGUOUS | \
 					 DRM_VGPU_BO_PAGEABLE)
 
@@ -284,9 +307,13 @@ struct drm_vgpu_bo_mmap_offset {
 #define DRM_VGPU_VM_BIND_OP_UNMAP	1
 
 /* Permissions, for &drm_vgpu_vm_bind_op.flags of a MAP. */
+/** DRM_VGPU_VM_BIND_READ - the GPU may read the range (PTE READ) */
 #define DRM_VGPU_VM_BIND_READ		(1u << 0)
+/** DRM_VGPU_VM_BIND_WRITE - the GPU may write the range (PTE WRITE) */
 #define DRM_VGPU_VM_BIND_WRITE		(1u << 1)
+/** DRM_VGPU_VM_BIND_EXEC - the GPU may execute from the range (PTE EXEC) */
 #define DRM_VGPU_VM_BIND_EXEC		(1u << 2)
+/** DRM_VGPU_VM_BIND_PERMS - every permission bit of a MAP */
 #define DRM_VGPU_VM_BIND_PERMS		(DRM_VGPU_VM_BIND_READ | \
 					 DRM_VGPU_VM_BIND_WRITE | \
 					 DRM_VGPU_VM_BIND_EXEC)
@@ -377,6 +404,7 @@ struct drm_vgpu_vm_bind {
 /* Flags, for &drm_vgpu_exec.flags. */
 /** DRM_VGPU_EXEC_CMDS_BO - the command stream is in a BO (cmds_handle) */
 #define DRM_VGPU_EXEC_CMDS_BO		(1u << 0)
+/** DRM_VGPU_EXEC_FLAGS_ALL - every &drm_vgpu_exec.flags bit */
 #define DRM_VGPU_EXEC_FLAGS_ALL		DRM_VGPU_EXEC_CMDS_BO
 
 /**
@@ -450,8 +478,9 @@ struct drm_vgpu_vm_bind {
  * @queue out of range, @cmds_size zero, not a multiple of 4 or above
  * %DRM_VGPU_EXEC_MAX_CMDS_SIZE (inline) or %DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE
  * (in a BO), @num_in_syncs above %DRM_VGPU_EXEC_MAX_SYNCS, a BO range past
- * the BO's end or a @cmds_offset not a multiple of 4, or @cmds_handle /
- * @cmds_offset set without %DRM_VGPU_EXEC_CMDS_BO; -EFAULT for an
+ * the BO's end or a @cmds_offset not a multiple of 4, @cmds_handle /
+ * @cmds_offset set without %DRM_VGPU_EXEC_CMDS_BO, or a syncobj in
+ * @in_syncs that holds no fence yet; -EFAULT for an
  * unreadable @cmds or @in_syncs; -ENOENT for an unknown BO or syncobj;
  * -ENXIO when no mapping of the VM covers the BO range, -EACCES when only
  * mappings without read permission do; -EOPNOTSUPP for

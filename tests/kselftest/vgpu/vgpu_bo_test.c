@@ -6,8 +6,10 @@
  *
  * Copyright (c) 2026 The vgpu authors
  */
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "kselftest_harness.h"
@@ -343,6 +345,7 @@ TEST_F(bo_args, mmap_offset_errors)
 	mo.flags = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo));
 	mo.flags = 0;
+	EXPECT_ERRNO(EFAULT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, NULL));
 	EXPECT_EQ(0, ioctl(self->dev.fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo));
 	EXPECT_NE(0, mo.offset);
 	/* Beyond the BO: refused by the mmap itself. */
@@ -363,7 +366,73 @@ TEST_F(bo_args, wait_bo_errors)
 	wb.handle = self->bc.handle;
 	wb.flags = 2;
 	EXPECT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_VGPU_WAIT_BO, &wb));
+	EXPECT_ERRNO(EFAULT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_WAIT_BO, NULL));
 	vgpu_bo_close(&self->dev, self->bc.handle);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void wait_bo_alarm(int sig)
+{
+}
+
+/*
+ * A BO a job still uses: WAIT_BO polls (timeout 0) and times out with
+ * -ETIMEDOUT, is interrupted by a signal with -EINTR (no SA_RESTART), and
+ * returns 0 once the job is done.  The job WAITs on a value in the BO that
+ * the CPU writes at the end, well before the job timeout (5 s).
+ */
+TEST_F(bo_args, wait_bo_busy_etimedout_eintr)
+{
+	const uint64_t va = 1ull << 32;
+	struct sigaction sa = { .sa_handler = wait_bo_alarm }, old;
+	struct itimerval it = { .it_value = { .tv_usec = 100000 } };
+	struct drm_vgpu_wait_bo wb = { 0 };
+	volatile uint64_t *cpu;
+	struct vgpu_cmd cmd;
+	uint32_t h, s;
+
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &h));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, va, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, 4096, (void **)&cpu));
+	cpu[0] = 0;
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &s));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_wait(&cmd, va, 1);
+	ASSERT_EQ(0, vgpu_submit(&self->dev, 0, &cmd, NULL, 0, s));
+	vgpu_cmd_fini(&cmd);
+
+	wb.handle = h;
+	wb.timeout_ns = 0;
+	EXPECT_ERRNO(ETIMEDOUT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_WAIT_BO, &wb));
+	wb.timeout_ns = now_ns() + 50000000;
+	EXPECT_ERRNO(ETIMEDOUT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_WAIT_BO, &wb));
+	/* Already past: polls. */
+	wb.timeout_ns = now_ns() - 1000000;
+	EXPECT_ERRNO(ETIMEDOUT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_WAIT_BO, &wb));
+
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	wb.timeout_ns = now_ns() + 2000000000ll;
+	EXPECT_ERRNO(EINTR, ioctl(self->dev.fd, DRM_IOCTL_VGPU_WAIT_BO, &wb));
+	sigaction(SIGALRM, &old, NULL);
+
+	/* Release the WAIT: the job completes and the BO goes idle. */
+	cpu[0] = 1;
+	wb.timeout_ns = now_ns() + 30000000000ll;
+	EXPECT_EQ(0, ioctl(self->dev.fd, DRM_IOCTL_VGPU_WAIT_BO, &wb));
+	EXPECT_EQ(0, vgpu_syncobj_wait(&self->dev, s, 30000000000ll));
+	EXPECT_EQ(1, vgpu_syncobj_status(&self->dev, s));	/* signalled, no error */
+	vgpu_syncobj_destroy(&self->dev, s);
+	vgpu_bo_unmap((void *)cpu, 4096);
+	vgpu_vm_unmap(&self->dev, va, 4096);
+	vgpu_bo_close(&self->dev, h);
 }
 
 TEST_F(bo_args, query_errors)

@@ -716,6 +716,7 @@ TEST_F(exec, more_vms_than_contexts)
 TEST_F(exec, bad_args)
 {
 	uint32_t nop = VGPU_CMD_HEADER(VGPU_OP_NOP, 0, 1), bad_sync = 0x7ffff;
+	uint32_t empty_sync;
 	struct drm_vgpu_exec ok = {
 		.cmds = (uintptr_t)&nop, .cmds_size = 4,
 	}, ex;
@@ -755,6 +756,11 @@ TEST_F(exec, bad_args)
 	EXPECT_ERRNO(ENOENT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
 	ex = ok; ex.out_sync = bad_sync;
 	EXPECT_ERRNO(ENOENT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	/* An in-syncobj that holds no fence yet: nothing to wait for. */
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &empty_sync));
+	ex = ok; ex.num_in_syncs = 1; ex.in_syncs = (uintptr_t)&empty_sync;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	vgpu_syncobj_destroy(&self->dev, empty_sync);
 	ex = ok; ex.flags = DRM_VGPU_EXEC_CMDS_BO; ex.cmds = 0;
 	ex.cmds_handle = 0x7fffff;
 	EXPECT_ERRNO(ENOENT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
