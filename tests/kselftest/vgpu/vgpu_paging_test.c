@@ -111,6 +111,7 @@ TEST_F(paging, advise_errnos)
 	} cases[] = {
 		{ "unknown advice", { .va = VA, .range = 4096, .advice = 3 }, EINVAL },
 		{ "bad placement", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_PREFERRED_PLACEMENT, .value = 3 }, EINVAL },
+		{ "placement high bits", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_PREFERRED_PLACEMENT, .value = 0x100000001ull }, EINVAL },
 		{ "bad read-mostly", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY, .value = 2 }, EINVAL },
 		{ "bad accessor", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_ACCESSED_BY, .value = 2 }, EINVAL },
 		{ "flags", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY, .flags = 1 }, EINVAL },

@@ -466,7 +466,8 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 	switch (args->advice) {
 	case DRM_VGPU_ADVICE_PREFERRED_PLACEMENT:
 		bad_value = args->value &&
-			    !vgpu_paging_one_placement(args->value);
+			    (args->value > U32_MAX ||
+			     !vgpu_paging_one_placement(args->value));
 		break;
 	case DRM_VGPU_ADVICE_READ_MOSTLY:
 		bad_value = args->value > 1;
