@@ -68,6 +68,46 @@ static void vgpu_hw_fence_free(struct vgpu_hw_fence *hf)
 		kfree(hf);
 }
 
+/* Frees what vgpu_job_alloc() allocated. */
+static void vgpu_job_release(struct vgpu_job *job)
+{
+	vgpu_hw_fence_free(job->hw_fence);
+	kvfree(job->cmds);
+	vgpu_vm_put(job->vm);
+	kfree(job);
+}
+
+/* A job of @ndw dwords for @q, not yet known to the scheduler. */
+static struct vgpu_job *vgpu_job_alloc(struct vgpu_vm *vm,
+				       struct vgpu_queue *q, u32 ndw)
+{
+	struct vgpu_job *job;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return NULL;
+	job->vm = vgpu_vm_get(vm);
+	job->q = q;
+	job->ndw = ndw;
+	job->cmds = kvmalloc_array(ndw, sizeof(u32), GFP_KERNEL);
+	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
+	if (!job->cmds || !job->hw_fence) {
+		vgpu_job_release(job);
+		return NULL;
+	}
+	return job;
+}
+
+/* drm_sched_job_init() for the ring space the job takes, its FENCE included. */
+static int vgpu_job_init(struct vgpu_job *job, struct drm_sched_entity *entity,
+			 u64 client_id)
+{
+	return drm_sched_job_init(&job->base, entity,
+				  DIV_ROUND_UP((job->ndw + VGPU_FENCE_LEN) * 4,
+					       VGPU_RING_CREDIT),
+				  job->vm, client_id);
+}
+
 /**
  * vgpu_job_free() - release a job once the scheduler is done with it
  * @job: job
@@ -76,10 +116,7 @@ void vgpu_job_free(struct vgpu_job *job)
 {
 	/* Counts and engine time are taken when the hardware fence signals. */
 	drm_sched_job_cleanup(&job->base);
-	vgpu_hw_fence_free(job->hw_fence);
-	kvfree(job->cmds);
-	vgpu_vm_put(job->vm);
-	kfree(job);
+	vgpu_job_release(job);
 }
 
 /**
@@ -101,34 +138,19 @@ struct dma_fence *vgpu_job_submit_kernel(struct vgpu_vm *vm,
 	struct vgpu_job *job;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = vgpu_job_alloc(vm, q, ndw);
 	if (!job)
 		return ERR_PTR(-ENOMEM);
-	job->vm = vgpu_vm_get(vm);
-	job->q = q;
-	job->ndw = ndw;
-	job->cmds = kvmemdup(cmds, ndw * sizeof(u32), GFP_KERNEL);
-	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
-	if (!job->cmds || !job->hw_fence) {
-		ret = -ENOMEM;
-		goto err_free;
+	memcpy(job->cmds, cmds, ndw * sizeof(u32));
+	ret = vgpu_job_init(job, entity, 0);
+	if (ret) {
+		vgpu_job_release(job);
+		return ERR_PTR(ret);
 	}
-	ret = drm_sched_job_init(&job->base, entity,
-				 DIV_ROUND_UP((ndw + VGPU_FENCE_LEN) * 4,
-					      VGPU_RING_CREDIT), vm, 0);
-	if (ret)
-		goto err_free;
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
 	drm_sched_entity_push_job(&job->base);
 	return fence;
-
-err_free:
-	vgpu_hw_fence_free(job->hw_fence);
-	kvfree(job->cmds);
-	vgpu_vm_put(job->vm);
-	kfree(job);
-	return ERR_PTR(ret);
 }
 
 static struct drm_sched_entity *vgpu_vm_entity(struct vgpu_vm *vm,
@@ -406,20 +428,11 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_put_stream;
 	}
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	/* A BO stream is one CALL, filled in by vgpu_exec_stream_bind(). */
+	job = vgpu_job_alloc(vm, q, st ? VGPU_CALL_LEN : args->cmds_size / 4);
 	if (!job) {
 		ret = -ENOMEM;
 		goto out_put_stream;
-	}
-	job->vm = vgpu_vm_get(vm);
-	job->q = q;
-	/* A BO stream is one CALL, filled in by vgpu_exec_stream_bind(). */
-	job->ndw = st ? VGPU_CALL_LEN : args->cmds_size / 4;
-	job->cmds = kvmalloc_array(job->ndw, sizeof(u32), GFP_KERNEL);
-	job->hw_fence = kzalloc(sizeof(*job->hw_fence), GFP_KERNEL);
-	if (!job->cmds || !job->hw_fence) {
-		ret = -ENOMEM;
-		goto out_free_job;
 	}
 	if (!st && copy_from_user(job->cmds, u64_to_user_ptr(args->cmds),
 				  args->cmds_size)) {
@@ -427,10 +440,7 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_free_job;
 	}
 
-	ret = drm_sched_job_init(&job->base, entity,
-				 DIV_ROUND_UP((job->ndw + VGPU_FENCE_LEN) * 4,
-					      VGPU_RING_CREDIT),
-				 vm, file->client_id);
+	ret = vgpu_job_init(job, entity, file->client_id);
 	if (ret)
 		goto out_free_job;
 
@@ -454,11 +464,7 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 out_cleanup_job:
 	drm_sched_job_cleanup(&job->base);
 out_free_job:
-	job->base.s_fence = NULL;
-	vgpu_hw_fence_free(job->hw_fence);
-	kvfree(job->cmds);
-	vgpu_vm_put(job->vm);
-	kfree(job);
+	vgpu_job_release(job);
 out_put_stream:
 	if (stream.obj)
 		drm_gem_object_put(stream.obj);
