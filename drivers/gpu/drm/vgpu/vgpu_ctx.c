@@ -72,6 +72,22 @@ static void vgpu_ctx_detach_locked(struct vgpu_device *vdev, struct vgpu_vm *vm)
 	vm->hw_ctx = -1;
 }
 
+/* Give @ctx to @vm: its root in, nothing of a previous owner in the TLBs. */
+static int vgpu_ctx_attach_locked(struct vgpu_device *vdev, struct vgpu_vm *vm,
+				  u32 ctx)
+{
+	int ret;
+
+	lockdep_assert_held(&vdev->ctx.lock);
+	vdev->ctx.owner[ctx] = vm;
+	vm->hw_ctx = ctx;
+	wmb();	/* page tables written through WC before the root */
+	vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), vgpu_pt_desc(vm->root));
+	ret = vgpu_tlb_inval_context(vdev, ctx);
+	vgpu_ctx_snapshot(vdev, ctx, vm->ctr_base);
+	return ret;
+}
+
 /**
  * vgpu_ctx_get() - make sure a VM owns a context, and pin it
  * @vm: VM about to run a job
@@ -116,15 +132,9 @@ int vgpu_ctx_get(struct vgpu_vm *vm)
 		mgr->steals++;
 	}
 
-	mgr->owner[ctx] = vm;
-	vm->hw_ctx = ctx;
-	wmb();	/* page tables written through WC before the root */
-	vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), vgpu_pt_desc(vm->root));
-	/* Nothing of the previous owner may survive in the TLBs. */
-	ret = vgpu_tlb_inval_context(vdev, ctx);
+	ret = vgpu_ctx_attach_locked(vdev, vm, ctx);
 	atomic64_inc(&vm->ctr.tlb_invalidations);
 	atomic64_inc(&vm->ctr.context_switches);
-	vgpu_ctx_snapshot(vdev, ctx, vm->ctr_base);
 	if (ret) {
 		vgpu_ctx_detach_locked(vdev, vm);
 		goto out;
@@ -154,12 +164,7 @@ int vgpu_ctx_bind_kernel(struct vgpu_vm *vm, u32 ctx)
 	if (WARN_ON(ctx >= mgr->first))
 		return -EINVAL;
 	mutex_lock(&mgr->lock);
-	mgr->owner[ctx] = vm;
-	vm->hw_ctx = ctx;
-	wmb();
-	vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), vgpu_pt_desc(vm->root));
-	ret = vgpu_tlb_inval_context(vdev, ctx);
-	vgpu_ctx_snapshot(vdev, ctx, vm->ctr_base);
+	ret = vgpu_ctx_attach_locked(vdev, vm, ctx);
 	mutex_unlock(&mgr->lock);
 	return ret;
 }
