@@ -45,9 +45,14 @@ to_vgpu_vram_mgr(struct ttm_resource_manager *man)
 	return container_of(man, struct vgpu_vram_mgr, manager);
 }
 
-static u64 vgpu_block_size(struct gpu_buddy *mm, struct gpu_buddy_block *b)
+/* Bytes of a buddy block inside the CPU-visible window. */
+static u64 vgpu_vram_block_visible(struct vgpu_vram_mgr *mgr,
+				   struct gpu_buddy_block *block)
 {
-	return gpu_buddy_block_size(mm, b);
+	u64 start = gpu_buddy_block_offset(block);
+	u64 end = start + gpu_buddy_block_size(&mgr->mm, block);
+
+	return start < mgr->visible_size ? min(end, mgr->visible_size) - start : 0;
 }
 
 static u64 vgpu_vram_blocks_visible(struct vgpu_vram_mgr *mgr,
@@ -56,13 +61,8 @@ static u64 vgpu_vram_blocks_visible(struct vgpu_vram_mgr *mgr,
 	struct gpu_buddy_block *block;
 	u64 visible = 0;
 
-	list_for_each_entry(block, blocks, link) {
-		u64 start = gpu_buddy_block_offset(block);
-		u64 end = start + vgpu_block_size(&mgr->mm, block);
-
-		if (start < mgr->visible_size)
-			visible += min(end, mgr->visible_size) - start;
-	}
+	list_for_each_entry(block, blocks, link)
+		visible += vgpu_vram_block_visible(mgr, block);
 	return visible;
 }
 
@@ -77,7 +77,7 @@ static bool vgpu_vram_blocks_contiguous(struct vgpu_vram_mgr *mgr,
 
 		if (next != U64_MAX && start != next)
 			return false;
-		next = start + vgpu_block_size(&mgr->mm, block);
+		next = start + gpu_buddy_block_size(&mgr->mm, block);
 	}
 	return true;
 }
@@ -202,7 +202,7 @@ static bool vgpu_vram_mgr_intersects(struct ttm_resource_manager *man,
 
 	list_for_each_entry(block, &vres->blocks, link) {
 		u64 fpfn = gpu_buddy_block_offset(block) >> PAGE_SHIFT;
-		u64 lpfn = fpfn + (vgpu_block_size(&mgr->mm, block) >> PAGE_SHIFT);
+		u64 lpfn = fpfn + (gpu_buddy_block_size(&mgr->mm, block) >> PAGE_SHIFT);
 
 		if (place->fpfn < lpfn && (!place->lpfn || place->lpfn > fpfn))
 			return true;
@@ -229,7 +229,7 @@ static bool vgpu_vram_mgr_compatible(struct ttm_resource_manager *man,
 
 	list_for_each_entry(block, &vres->blocks, link) {
 		u64 fpfn = gpu_buddy_block_offset(block) >> PAGE_SHIFT;
-		u64 lpfn = fpfn + (vgpu_block_size(&mgr->mm, block) >> PAGE_SHIFT);
+		u64 lpfn = fpfn + (gpu_buddy_block_size(&mgr->mm, block) >> PAGE_SHIFT);
 
 		if (fpfn < place->fpfn || (place->lpfn && lpfn > place->lpfn))
 			return false;
@@ -418,7 +418,6 @@ struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
 	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
 	struct gpu_buddy_block *block;
 	LIST_HEAD(blocks);
-	u64 start, end;
 	int ret;
 
 	mutex_lock(&mgr->lock);
@@ -430,15 +429,12 @@ struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
 	}
 	block = list_first_entry(&blocks, struct gpu_buddy_block, link);
 	list_del_init(&block->link);
-	start = gpu_buddy_block_offset(block);
-	end = start + size;
-	if (start < mgr->visible_size)
-		mgr->visible_avail -= min(end, mgr->visible_size) - start;
+	mgr->visible_avail -= vgpu_vram_block_visible(mgr, block);
 	mgr->chunk_used += size;
 	mgr->allocs++;
 	mgr->peak_used = max(mgr->peak_used, mgr->mm.size - mgr->mm.avail);
 	mutex_unlock(&mgr->lock);
-	*offset = start;
+	*offset = gpu_buddy_block_offset(block);
 	return block;
 }
 
@@ -451,13 +447,10 @@ void vgpu_vram_mgr_free_chunk(struct vgpu_device *vdev,
 			      struct gpu_buddy_block *block)
 {
 	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
-	u64 start = gpu_buddy_block_offset(block);
-	u64 size = gpu_buddy_block_size(&mgr->mm, block);
 
 	mutex_lock(&mgr->lock);
-	if (start < mgr->visible_size)
-		mgr->visible_avail += min(start + size, mgr->visible_size) - start;
-	mgr->chunk_used -= size;
+	mgr->visible_avail += vgpu_vram_block_visible(mgr, block);
+	mgr->chunk_used -= gpu_buddy_block_size(&mgr->mm, block);
 	gpu_buddy_free_block(&mgr->mm, block);
 	mutex_unlock(&mgr->lock);
 }
