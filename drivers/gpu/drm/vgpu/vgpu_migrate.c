@@ -166,11 +166,8 @@ int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	    (src && vgpu_res_cursor_init(&sc, tbo, src, 0)))
 		return -EOPNOTSUPP;
 
-	b.dw = kvmalloc_array(VGPU_MIGRATE_JOB_DW, sizeof(u32), GFP_KERNEL);
-	if (!b.dw)
-		return -ENOMEM;
-
 	mutex_lock(&m->lock);
+	b.dw = m->dw;
 	for (off = 0; off < size && !b.error;) {
 		u64 n = min(dc.contig, size - off), dva, sva = 0;
 
@@ -202,7 +199,6 @@ int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	vgpu_migrate_batch_wait(&b);
 	if (!b.error)
 		atomic64_add(size, src ? &m->bytes_copied : &m->bytes_cleared);
-	kvfree(b.dw);
 	return b.error;
 }
 
@@ -236,11 +232,9 @@ int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	ret = vgpu_res_cursor_init(&sc, tbo, tbo->resource, bo_offset);
 	if (ret)
 		return ret;
-	b.dw = kvmalloc_array(VGPU_MIGRATE_JOB_DW, sizeof(u32), GFP_KERNEL);
-	if (!b.dw)
-		return -ENOMEM;
 
 	mutex_lock(&m->lock);
+	b.dw = m->dw;
 	for (off = 0; off < size && !b.error;) {
 		u64 n = min(sc.contig, size - off);
 		u64 sva, vva = VGPU_MIGRATE_VRAM_VA + vram + off;
@@ -263,7 +257,6 @@ int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 	vgpu_migrate_batch_wait(&b);
 	if (!b.error)
 		atomic64_add(size, &m->bytes_copied);
-	kvfree(b.dw);
 	return b.error;
 }
 
@@ -285,10 +278,15 @@ int vgpu_migrate_init(struct vgpu_device *vdev)
 
 	mutex_init(&m->lock);
 	m->sys_size = ALIGN(__pa(high_memory - 1) + 1, SZ_2M);
+	m->dw = kvmalloc_array(VGPU_MIGRATE_JOB_DW, sizeof(u32), GFP_KERNEL);
+	if (!m->dw)
+		return -ENOMEM;
 
 	vm = vgpu_vm_create(vdev);
-	if (IS_ERR(vm))
-		return PTR_ERR(vm);
+	if (IS_ERR(vm)) {
+		ret = PTR_ERR(vm);
+		goto err_free_dw;
+	}
 	m->vm = vm;
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
@@ -322,6 +320,9 @@ int vgpu_migrate_init(struct vgpu_device *vdev)
 err_destroy_vm:
 	vgpu_vm_destroy(vm);
 	m->vm = NULL;
+err_free_dw:
+	kvfree(m->dw);
+	m->dw = NULL;
 	return ret;
 }
 
@@ -339,4 +340,6 @@ void vgpu_migrate_fini(struct vgpu_device *vdev)
 	drm_sched_entity_destroy(&m->entity);
 	vgpu_vm_destroy(m->vm);
 	m->vm = NULL;
+	kvfree(m->dw);
+	m->dw = NULL;
 }

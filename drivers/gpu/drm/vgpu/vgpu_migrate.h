@@ -26,7 +26,8 @@ struct vgpu_vm;
  * struct vgpu_migrate - the kernel's copy engine
  * @vm: kernel VM, on hardware context 0.
  * @entity: scheduler entity on hardware queue 0.
- * @lock: one move at a time; protects @entity.
+ * @lock: one move at a time; protects @entity and @dw.
+ * @dw: where a move's commands are built before they become a job.
  * @sys_size: system memory mapped at %VGPU_MIGRATE_SYS_VA.
  * @ready: moves and clears go through the device.
  * @bytes_copied: bytes copied by the device.
@@ -36,6 +37,7 @@ struct vgpu_migrate {
 	struct vgpu_vm *vm;
 	struct drm_sched_entity entity;
 	struct mutex lock;
+	u32 *dw;
 	u64 sys_size;
 	bool ready;
 	atomic64_t bytes_copied;
