@@ -20,7 +20,6 @@
 
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
-#include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_evict_policy.h"
 #include "vgpu_migrate.h"
@@ -127,11 +126,6 @@
  * busy ordinary BO whose job is stalled on a fault of that pageable BO.
  */
 
-static inline struct vgpu_device *vgpu_chunk_vdev(const struct vgpu_chunk *c)
-{
-	return to_vgpu(c->bo->tbo.base.dev);
-}
-
 static inline u64 vgpu_chunk_size(const struct vgpu_device *vdev)
 {
 	return 1ull << vdev->paging.chunk_shift;
@@ -142,8 +136,6 @@ static inline u64 vgpu_chunk_offset(const struct vgpu_device *vdev,
 {
 	return (u64)c->index << vdev->paging.chunk_shift;
 }
-
-static bool vgpu_chunk_prefetch_on(void);
 
 /* ------------------------------------------------------------ BO life --- */
 
@@ -225,16 +217,6 @@ bool vgpu_chunk_bo_busy(struct vgpu_bo *bo)
 
 /* ------------------------------------------------------ page tables --- */
 
-static void vgpu_chunk_pt_commit_locked(struct vgpu_vm *vm,
-					struct vgpu_pt_update *up)
-{
-	lockdep_assert_held(&vm->pt_lock);
-	if (up->inval_start < up->inval_end)
-		vgpu_ctx_inval_range(vm, up->inval_start,
-				     up->inval_end - up->inval_start);
-	vgpu_pt_release(up);
-}
-
 /* The part of chunk @c a mapping covers: VA, size, offset in the BO. */
 static bool vgpu_chunk_in_va(const struct vgpu_device *vdev,
 			     const struct vgpu_chunk *c,
@@ -263,11 +245,9 @@ static int vgpu_chunk_pt_reserve_locked(struct vgpu_device *vdev,
 	int ret, tries;
 
 	for (tries = 0; ; tries++) {
-		ret = vgpu_pt_pool_reserve(vdev, n);
-		if (!ret) {
-			up->reserved += n;
+		ret = vgpu_vm_pt_reserve(up, n);
+		if (!ret)
 			return 0;
-		}
 		if ((ret != -ENOSPC && ret != -ENOMEM) || tries >= 8)
 			return ret;
 		ret = vgpu_chunk_make_room_locked(vdev);
@@ -321,7 +301,7 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 					   c->vram + off - vgpu_chunk_offset(vdev, c),
 					   size, flags);
 	}
-	vgpu_chunk_pt_commit_locked(vm, &up);
+	vgpu_vm_pt_commit_locked(vm, &up);
 	mutex_unlock(&vm->pt_lock);
 	if (!ret && out) {
 		out->map_start = va;
@@ -365,7 +345,7 @@ static void vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 				counted = true;
 			}
 		}
-		vgpu_chunk_pt_commit_locked(vm, &up);
+		vgpu_vm_pt_commit_locked(vm, &up);
 		mutex_unlock(&vm->pt_lock);
 	}
 	mutex_unlock(&c->bo->gpuva_lock);
@@ -410,7 +390,7 @@ static void vgpu_chunk_map_all_remote_locked(struct vgpu_device *vdev,
 			left += up.reserved;
 			up.reserved = 0;
 		}
-		vgpu_chunk_pt_commit_locked(vm, &up);
+		vgpu_vm_pt_commit_locked(vm, &up);
 		mutex_unlock(&vm->pt_lock);
 	}
 	mutex_unlock(&c->bo->gpuva_lock);
@@ -682,7 +662,6 @@ static struct vgpu_chunk *vgpu_chunk_at(struct vgpu_device *vdev,
 
 static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 {
-	atomic64_inc(&vm->ctr.thrash_events);
 	atomic64_inc(&vm->paging_ctr.thrash_events);
 	atomic64_inc(&vm->vdev->paging.ctr.thrash_events);
 }
@@ -828,7 +807,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f)
 		mutex_lock(&pg->lock);
 		ret = vgpu_chunk_resolve_locked(vm, gva, c, f);
 		if (!ret && f->res != VGPU_FAULT_RES_MAPPED_SYSTEM &&
-		    vgpu_chunk_prefetch_on())
+		    vgpu_paging_prefetch_enabled())
 			n = vgpu_prefetch_fault(&vm->prefetch, &pg->prefetch_cfg,
 						f->va >> pg->chunk_shift, sugg,
 						ARRAY_SIZE(sugg));
@@ -1054,9 +1033,4 @@ int vgpu_chunk_bo_evict_all(struct vgpu_bo *bo)
 			ret = vgpu_chunk_evict_locked(vdev, &t->chunk[i]);
 	mutex_unlock(&vdev->paging.lock);
 	return ret;
-}
-
-static bool vgpu_chunk_prefetch_on(void)
-{
-	return vgpu_paging_prefetch_enabled();
 }

@@ -177,7 +177,6 @@ static bool vgpu_fault_handle(struct vgpu_device *vdev,
 	int ret = -ENOENT;
 
 	if (vm) {
-		atomic64_add(1 + e->dups, &vm->ctr.gpu_faults);
 		atomic64_add(1 + e->dups, &vm->paging_ctr.faults);
 		atomic64_add(e->dups, &vm->paging_ctr.fault_duplicates);
 	}

@@ -182,7 +182,7 @@ static void vgpu_fdinfo_vm(struct drm_printer *p, struct vgpu_vm *vm)
 	drm_printf(p, "drm-vgpu-mapped-bytes:\t%llu\n", mapped);
 	drm_printf(p, "drm-vgpu-pt-bytes:\t%llu\n", pt_pages * VGPU_PT_SIZE);
 	drm_printf(p, "drm-vgpu-faults:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.gpu_faults));
+		   (u64)atomic64_read(&vm->paging_ctr.faults));
 	drm_printf(p, "drm-vgpu-migrated-to-vram:\t%llu\n",
 		   (u64)atomic64_read(&vm->ctr.bytes_to_vram));
 	drm_printf(p, "drm-vgpu-migrated-to-system:\t%llu\n",
@@ -190,7 +190,7 @@ static void vgpu_fdinfo_vm(struct drm_printer *p, struct vgpu_vm *vm)
 	drm_printf(p, "drm-vgpu-evictions:\t%llu\n",
 		   (u64)atomic64_read(&vm->ctr.evictions));
 	drm_printf(p, "drm-vgpu-thrash-events:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.thrash_events));
+		   (u64)atomic64_read(&vm->paging_ctr.thrash_events));
 	vgpu_fdinfo_paging(p, &vm->paging_ctr);
 	drm_printf(p, "drm-vgpu-tlb-l1-hits:\t%llu\n", ctr[VGPU_CTR_L1_HIT]);
 	drm_printf(p, "drm-vgpu-tlb-l1-misses:\t%llu\n", ctr[VGPU_CTR_L1_MISS]);

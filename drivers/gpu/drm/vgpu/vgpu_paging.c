@@ -283,7 +283,6 @@ void vgpu_paging_query(struct drm_file *file, struct drm_vgpu_query_paging *q)
 	q->vm.evictions = atomic64_read(&vm->ctr.evictions);
 	q->vm.bytes_to_vram = atomic64_read(&vm->ctr.bytes_to_vram);
 	q->vm.bytes_to_system = atomic64_read(&vm->ctr.bytes_to_system);
-	q->vm.thrash_events = atomic64_read(&vm->ctr.thrash_events);
 	vgpu_paging_counters_read(&vdev->paging.ctr, &q->device);
 	q->device.evictions = atomic64_read(&vdev->stats.evictions);
 	q->device.bytes_to_vram = atomic64_read(&vdev->stats.bytes_to_vram);

@@ -70,8 +70,17 @@ static u64 vgpu_vm_pte_flags(u32 perms)
 	return f;
 }
 
-/* Flush the batch's TLB range, then free what it unlinked. */
-static void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up)
+/**
+ * vgpu_vm_pt_commit_locked() - end a VM's batch of page-table changes
+ * @vm: VM
+ * @up: batch
+ *
+ * Flushes the batch's TLB range, then frees the tables it unlinked and
+ * drops what is left of its reservation.
+ *
+ * Context: &vgpu_vm.pt_lock held.
+ */
+void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up)
 {
 	lockdep_assert_held(&vm->pt_lock);
 	if (up->inval_start < up->inval_end)
@@ -80,7 +89,14 @@ static void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *
 	vgpu_pt_release(up);
 }
 
-static int vgpu_vm_pt_reserve(struct vgpu_pt_update *up, unsigned int n)
+/**
+ * vgpu_vm_pt_reserve() - reserve page-table pages for a batch
+ * @up: batch
+ * @n: pages
+ *
+ * Return: 0, or a negative errno from vgpu_pt_pool_reserve().
+ */
+int vgpu_vm_pt_reserve(struct vgpu_pt_update *up, unsigned int n)
 {
 	int ret = vgpu_pt_pool_reserve(up->vdev, n);
 
@@ -708,5 +724,5 @@ void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q)
 	q->jobs_submitted = atomic64_read(&vm->ctr.jobs_submitted);
 	q->jobs_completed = atomic64_read(&vm->ctr.jobs_completed);
 	q->jobs_failed = atomic64_read(&vm->ctr.jobs_failed);
-	q->gpu_faults = atomic64_read(&vm->ctr.gpu_faults);
+	q->gpu_faults = atomic64_read(&vm->paging_ctr.faults);
 }

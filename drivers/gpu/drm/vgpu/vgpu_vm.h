@@ -17,6 +17,7 @@ struct drm_vgpu_query_vm;
 struct ttm_resource;
 struct vgpu_bo;
 struct vgpu_device;
+struct vgpu_pt_update;
 
 /** VGPU_VM_USER_START - first VA userspace may bind (VA 0 stays unmapped) */
 #define VGPU_VM_USER_START	SZ_2M
@@ -61,6 +62,8 @@ void vgpu_vm_destroy(struct vgpu_vm *vm);
 void vgpu_vm_ban(struct vgpu_vm *vm);
 int vgpu_vm_rebind(struct vgpu_vm *vm);
 void vgpu_vm_bo_move(struct vgpu_bo *bo, struct ttm_resource *new_mem);
+int vgpu_vm_pt_reserve(struct vgpu_pt_update *up, unsigned int n);
+void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up);
 void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q);
 
 int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,

@@ -43,14 +43,12 @@ struct vgpu_vma {
  * @jobs_submitted: EXEC calls accepted.
  * @jobs_completed: jobs finished without error.
  * @jobs_failed: jobs finished with an error.
- * @gpu_faults: fault records for the VM.
  * @tlb_invalidations: invalidation requests issued for the VM.
  * @context_switches: hardware contexts acquired.
  * @bytes_to_vram: bytes of BOs mapped in the VM moved into VRAM (fdinfo
  *	drm-vgpu-migrated-to-vram; vgpu_fdinfo_account_move()).
  * @bytes_to_system: bytes of BOs mapped in the VM moved out of VRAM.
  * @evictions: BOs mapped in the VM evicted from VRAM.
- * @thrash_events: chunks of the VM found thrashing (paging code).
  * @engine_ns: busy time per hardware queue, ns (fdinfo drm-engine-*;
  *	vgpu_fdinfo_engine_charge()).
  */
@@ -58,13 +56,11 @@ struct vgpu_vm_counters {
 	atomic64_t jobs_submitted;
 	atomic64_t jobs_completed;
 	atomic64_t jobs_failed;
-	atomic64_t gpu_faults;
 	atomic64_t tlb_invalidations;
 	atomic64_t context_switches;
 	atomic64_t bytes_to_vram;
 	atomic64_t bytes_to_system;
 	atomic64_t evictions;
-	atomic64_t thrash_events;
 	atomic64_t engine_ns[VGPU_NUM_QUEUES];
 };
 
