@@ -71,7 +71,7 @@ static void vgpu_bo_destroy(struct ttm_buffer_object *tbo)
 
 static void vgpu_gem_free(struct drm_gem_object *obj)
 {
-	/* issue 5: a pageable BO's VRAM chunks go with its last reference. */
+	/* A pageable BO's VRAM chunks go with its last reference. */
 	vgpu_chunk_bo_fini(gem_to_vgpu_bo(obj));
 	ttm_bo_put(&gem_to_vgpu_bo(obj)->tbo);
 }
@@ -360,7 +360,7 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 		return ret;
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
-		/* issue 5: the CPU sees pageable memory at home only. */
+		/* The CPU sees pageable memory at home only. */
 		err = vgpu_chunk_bo_evict_all(to_vgpu_bo(tbo));
 		if (!err)
 			err = vgpu_bo_make_cpu_visible(to_vgpu_bo(tbo));
@@ -559,7 +559,7 @@ int vgpu_bo_create_ioctl(struct drm_device *drm, void *data,
 	    VGPU_IOCTL_DBG(drm, size > U64_MAX - SZ_1G))
 		return -EINVAL;
 
-	/* issue 5: pageable memory lives in system memory, cached by VRAM. */
+	/* Pageable memory lives in system memory, cached by VRAM. */
 	if (args->flags & DRM_VGPU_BO_PAGEABLE) {
 		size = ALIGN(size, 1ull << vdev->paging.chunk_shift);
 		if (VGPU_IOCTL_DBG(drm, size > VGPU_BO_MAX_SIZE))

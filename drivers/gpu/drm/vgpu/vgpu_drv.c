@@ -62,7 +62,7 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VGPU_EXEC, vgpu_exec_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VGPU_WAIT_BO, vgpu_wait_bo_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VGPU_QUERY, vgpu_query_ioctl, DRM_RENDER_ALLOW),
-	/* issue 5: demand paging (vgpu_paging.c) */
+	/* Demand paging (vgpu_paging.c) */
 	DRM_IOCTL_DEF_DRV(VGPU_PREFETCH, vgpu_prefetch_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VGPU_ADVISE, vgpu_advise_ioctl, DRM_RENDER_ALLOW),
 };

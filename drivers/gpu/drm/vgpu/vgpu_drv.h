@@ -20,7 +20,7 @@
 #include "vgpu_hw.h"
 #include "vgpu_irq.h"
 #include "vgpu_migrate.h"
-#include "vgpu_paging_types.h"	/* issue 5: demand paging */
+#include "vgpu_paging_types.h"	/* Demand paging */
 #include "vgpu_policy.h"
 #include "vgpu_pt_pool.h"
 #include "vgpu_queue.h"

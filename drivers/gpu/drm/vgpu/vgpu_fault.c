@@ -92,7 +92,7 @@ int vgpu_fault_init(struct vgpu_device *vdev)
 {
 	int ret;
 
-	/* issue 5: the paging state holds the fault batch. */
+	/* The paging state holds the fault batch. */
 	ret = vgpu_paging_init(vdev);
 	if (ret)
 		return ret;
@@ -288,7 +288,7 @@ void vgpu_fault_drain(struct vgpu_device *vdev)
 	BUILD_BUG_ON(VGPU_NUM_QUEUES > BITS_PER_LONG);
 	bitmap_zero(replay, VGPU_NUM_QUEUES);
 	bitmap_zero(cancel, VGPU_NUM_QUEUES);
-	/* issue 5: batches of at most vgpu.fault_batch_limit records. */
+	/* Batches of at most vgpu.fault_batch_limit records. */
 	mutex_lock(&vdev->paging.fault_lock);
 	vgpu_fault_batch_set_limit(b, vgpu_paging_fault_batch_limit());
 	while (vgpu_fault_drain_batch(vdev, b, replay, cancel)) {

@@ -192,7 +192,7 @@ static bool vgpu_eviction_valuable(struct ttm_buffer_object *tbo,
 {
 	if (tbo->type == ttm_bo_type_kernel)
 		return false;
-	/* issue 5: a pageable BO's pages stay put while VRAM chunks use them. */
+	/* A pageable BO's pages stay put while VRAM chunks use them. */
 	if (vgpu_chunk_bo_busy(to_vgpu_bo(tbo)))
 		return false;
 	return ttm_bo_eviction_valuable(tbo, place);

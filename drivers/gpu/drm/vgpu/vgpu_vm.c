@@ -115,7 +115,7 @@ static int vgpu_vm_pt_map_vma(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 	int ret = 0;
 
 	dma_resv_assert_held(tbo->base.resv);
-	/* issue 5: pageable memory is mapped chunk by chunk, on GPU faults. */
+	/* Pageable memory is mapped chunk by chunk, on GPU faults. */
 	if (to_vgpu_bo(tbo)->chunks) {
 		mutex_lock(&vm->pt_lock);
 		vma->mapped = true;
@@ -521,7 +521,7 @@ void vgpu_vm_bo_move(struct vgpu_bo *bo, struct ttm_resource *new_mem)
 				continue;
 			/* Whole mappings: nothing to split, nothing to allocate. */
 			vgpu_pt_unmap(&up, vm->root, va->va.addr, va->va.range);
-			/* issue 5: pageable memory faults its chunks back in. */
+			/* Pageable memory faults its chunks back in. */
 			if (bo->chunks)
 				continue;
 			vma->mapped = false;

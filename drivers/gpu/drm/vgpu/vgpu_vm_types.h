@@ -14,7 +14,7 @@
 #include <drm/drm_gpuvm.h>
 
 #include "vgpu_hw.h"
-#include "vgpu_paging_types.h"	/* issue 5: demand paging */
+#include "vgpu_paging_types.h"	/* Demand paging */
 #include "vgpu_pt.h"
 
 struct drm_sched_entity;
