@@ -446,6 +446,24 @@ static bool vgpu_job_extend(struct vgpu_queue *q, struct drm_sched_job *sched_jo
 	return true;
 }
 
+static const char *vgpu_queue_error_name(u32 cause)
+{
+	static const char *const names[] = {
+		[VGPU_QUEUE_ERROR_NONE] = "no error",
+		[VGPU_QUEUE_ERROR_OPCODE] = "unknown opcode",
+		[VGPU_QUEUE_ERROR_LENGTH] = "bad command length",
+		[VGPU_QUEUE_ERROR_RING] = "bad ring set-up",
+		[VGPU_QUEUE_ERROR_RING_DMA] = "ring not readable",
+		[VGPU_QUEUE_ERROR_CONTEXT] = "bad context",
+		[VGPU_QUEUE_ERROR_CANCELLED] = "fault cancelled",
+		[VGPU_QUEUE_ERROR_ARGUMENT] = "bad command argument",
+		[VGPU_QUEUE_ERROR_CALL_NESTED] = "nested CALL",
+	};
+
+	return cause < ARRAY_SIZE(names) && names[cause] ? names[cause] :
+	       "unknown cause";
+}
+
 static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct vgpu_job *bad = to_vgpu_job(sched_job);
@@ -491,11 +509,12 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 		drm_info(&vdev->drm, "queue %u: job finished while being recovered\n",
 			 q->id);
 	else
-		drm_warn(&vdev->drm, "queue %u: job %llu %s (cause %u)%s, resetting the queue\n",
+		drm_warn(&vdev->drm, "queue %u: job %llu %s (%s)%s, resetting the queue\n",
 			 q->id, bad->hw_fence->base.seqno,
 			 error == -ETIMEDOUT ? "timed out" :
 			 error == -EFAULT ? "cancelled after a GPU fault" :
-			 "stopped by a bad command", cause, where);
+			 "stopped by a bad command",
+			 vgpu_queue_error_name(cause), where);
 
 	/* Empty the ring, then fill it again with what must still run. */
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
