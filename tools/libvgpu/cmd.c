@@ -117,15 +117,14 @@ void vgpu_cmd_write(struct vgpu_cmd *cmd, uint64_t dst, const uint32_t *data, ui
 	memcpy(p, data, n * sizeof(*data));
 }
 
-void vgpu_cmd_fence(struct vgpu_cmd *cmd, uint64_t dst, uint64_t seqno, int irq)
+void vgpu_cmd_fence(struct vgpu_cmd *cmd, uint64_t dst, uint64_t value)
 {
-	uint32_t flags = irq ? VGPU_FENCE_FLAG_IRQ : 0;
-	uint32_t *p = cmd_begin(cmd, VGPU_OP_FENCE, flags, VGPU_FENCE_LEN);
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_FENCE, 0, VGPU_FENCE_LEN);
 
 	if (!p)
 		return;
 	p = put64(p, dst);
-	put64(p, seqno);
+	put64(p, value);
 }
 
 void vgpu_cmd_wait(struct vgpu_cmd *cmd, uint64_t addr, uint64_t value)

@@ -220,8 +220,15 @@ void vgpu_cmd_copy(struct vgpu_cmd *cmd, uint64_t src, uint64_t dst, uint64_t si
 void vgpu_cmd_fill(struct vgpu_cmd *cmd, uint64_t dst, uint64_t size, uint32_t value);
 /** vgpu_cmd_write() - WRITE @n dwords of @data to @dst. */
 void vgpu_cmd_write(struct vgpu_cmd *cmd, uint64_t dst, const uint32_t *data, uint32_t n);
-/** vgpu_cmd_fence() - FENCE: write @seqno to @dst, interrupt if @irq. */
-void vgpu_cmd_fence(struct vgpu_cmd *cmd, uint64_t dst, uint64_t seqno, int irq);
+/**
+ * vgpu_cmd_fence() - FENCE: write the 64-bit @value to @dst
+ *
+ * A user stream runs unprivileged: its FENCE only writes memory.  Moving
+ * the queue's seqno or raising the interrupt is the kernel's (a FENCE
+ * with IRQ or NOWRITE fails the job with -EPERM; hardware.rst,
+ * "Privilege levels").
+ */
+void vgpu_cmd_fence(struct vgpu_cmd *cmd, uint64_t dst, uint64_t value);
 /** vgpu_cmd_wait() - WAIT until the 64-bit value at @addr >= @value. */
 void vgpu_cmd_wait(struct vgpu_cmd *cmd, uint64_t addr, uint64_t value);
 /** vgpu_cmd_timestamp() - TIMESTAMP: the device clock (ns) to @dst. */

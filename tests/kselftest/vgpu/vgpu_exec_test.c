@@ -551,8 +551,12 @@ TEST_F(exec, isolation_between_processes)
 		vgpu_cmd_fill(&cmd, b.va, 4096, 0xdead);
 		fails += vgpu_run(&dev, 0, &cmd, 30 * SEC) != -EFAULT;
 		vgpu_cmd_fini(&cmd);
-		fails += vgpu_bo_create(&dev, 4096, VGPU_PLACE_VRAM, 0, &h) != -ECANCELED &&
-			 0;
+		/*
+		 * The fault banned our VM: BOs can still be created (the ban
+		 * is about GPU work, uapi.rst), but not bound or run.
+		 */
+		fails += vgpu_bo_create(&dev, 4096, VGPU_PLACE_VRAM, 0, &h) != 0;
+		fails += vgpu_vm_map(&dev, h, 0, b.va, 4096, VGPU_MAP_RW) != -ECANCELED;
 		vgpu_close(&dev);
 		_exit(fails);
 	}
@@ -609,6 +613,207 @@ TEST_F(exec, bad_command_fails_job_with_eio)
 	vgpu_cmd_nop(&cmd, 4);
 	EXPECT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
 	vgpu_cmd_fini(&cmd);
+}
+
+/* ---------------------------------------------------------- privilege --- */
+
+/*
+ * Submit @cmd inline, or from a BO mapped read-only at @bo_va, with an
+ * out-syncobj; the job's status once it ends (0, or the fence's error).
+ */
+static int run_stream(struct vgpu_dev *dev, uint32_t queue,
+		      const struct vgpu_cmd *cmd, bool in_bo, uint64_t bo_va)
+{
+	struct buf sb;
+	uint32_t sync;
+	int ret;
+
+	ret = vgpu_syncobj_create(dev, &sync);
+	if (ret)
+		return ret;
+	if (in_bo) {
+		struct drm_vgpu_exec ex = {
+			.queue = queue, .flags = DRM_VGPU_EXEC_CMDS_BO,
+			.cmds_size = cmd->len * 4, .out_sync = sync,
+		};
+
+		ret = buf_create(dev, &sb, 64 * 1024, VGPU_PLACE_SYSTEM, bo_va,
+				 VGPU_MAP_R);
+		if (!ret) {
+			memcpy(sb.cpu, cmd->dw, cmd->len * 4);
+			ex.cmds_handle = sb.bo;
+			ret = vgpu_exec(dev, &ex);
+		}
+	} else {
+		ret = vgpu_submit(dev, queue, cmd, NULL, 0, sync);
+	}
+	if (!ret)
+		ret = vgpu_syncobj_wait(dev, sync, 60 * SEC);
+	if (!ret) {
+		ret = vgpu_syncobj_status(dev, sync);
+		if (ret > 0)
+			ret = 0;
+	}
+	if (in_bo)
+		buf_destroy(dev, &sb);
+	vgpu_syncobj_destroy(dev, sync);
+	return ret;
+}
+
+/* FENCE(flags, dst, seqno) as a user would write it by hand. */
+static void raw_fence(struct vgpu_cmd *cmd, uint32_t flags, uint64_t dst,
+		      uint64_t seqno)
+{
+	uint32_t fence[VGPU_FENCE_LEN] = {
+		VGPU_CMD_HEADER(VGPU_OP_FENCE, flags, VGPU_FENCE_LEN),
+		(uint32_t)dst, dst >> 32, (uint32_t)seqno, seqno >> 32,
+	};
+
+	vgpu_cmd_nop(cmd, 1);	/* room, then overwrite it */
+	cmd->len--;
+	for (int i = 0; i < VGPU_FENCE_LEN; i++) {
+		vgpu_cmd_nop(cmd, 1);
+		cmd->dw[cmd->len - 1] = fence[i];
+	}
+}
+
+/*
+ * A user stream that forges the kernel's FENCE (seqno ~0, interrupt)
+ * and then blocks must not complete its job: the device stops it with
+ * a privilege error, the job fails with -EPERM, the queue carries on.
+ */
+TEST_F(exec, user_fence_cannot_complete_job)
+{
+	static const uint32_t forged[] = {
+		VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE,
+		VGPU_FENCE_FLAG_IRQ,
+		VGPU_FENCE_FLAG_NOWRITE,
+	};
+	struct drm_vgpu_query_vm q0, q1;
+	struct vgpu_cmd cmd;
+	struct buf b;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	memset(b.cpu, 0, b.size);
+	for (int in_bo = 0; in_bo < 2; in_bo++) {
+		for (unsigned int i = 0; i < ARRAY_SIZE(forged); i++) {
+			vgpu_query_vm(&self->dev, &q0);
+			vgpu_cmd_init(&cmd);
+			raw_fence(&cmd, forged[i], b.va, ~0ull);
+			vgpu_cmd_wait(&cmd, b.va + 4096, 1);	/* nobody writes it */
+			vgpu_cmd_fill(&cmd, b.va + 8192, 4096, 0xbad);
+			EXPECT_EQ(-EPERM, run_stream(&self->dev, 0, &cmd, in_bo,
+						     2ull << 32)) {
+				TH_LOG("%s stream, FENCE flags %#x",
+				       in_bo ? "BO" : "inline", forged[i]);
+			}
+			vgpu_cmd_fini(&cmd);
+			/* Nothing after the forged FENCE ran, nothing was written. */
+			EXPECT_EQ(0, ((uint64_t *)b.cpu)[0]);
+			EXPECT_EQ(0, ((uint32_t *)b.cpu)[2048]);
+			vgpu_query_vm(&self->dev, &q1);
+			EXPECT_EQ(q0.jobs_failed + 1, q1.jobs_failed);
+			EXPECT_EQ(q0.jobs_completed, q1.jobs_completed);
+			EXPECT_FALSE(q1.state & DRM_VGPU_VM_STATE_BANNED);
+		}
+	}
+	/* The queue recovered: the next job runs. */
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, b.va + 8192, 4096, 0x600d);
+	EXPECT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+	EXPECT_EQ(0x600d, ((uint32_t *)b.cpu)[2048]);
+	vgpu_cmd_fini(&cmd);
+	buf_destroy(&self->dev, &b);
+}
+
+/* A user FENCE without flags only writes its value to the user's VA. */
+TEST_F(exec, user_fence_writes_memory_only)
+{
+	struct vgpu_cmd cmd;
+	struct buf b;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	for (int in_bo = 0; in_bo < 2; in_bo++) {
+		memset(b.cpu, 0, b.size);
+		vgpu_cmd_init(&cmd);
+		vgpu_cmd_fence(&cmd, b.va, 0x1234567800000000ull + in_bo);
+		vgpu_cmd_fill(&cmd, b.va + 4096, 4096, 0x77);
+		EXPECT_EQ(0, run_stream(&self->dev, 0, &cmd, in_bo, 2ull << 32));
+		EXPECT_EQ(0x1234567800000000ull + in_bo, ((uint64_t *)b.cpu)[0]);
+		EXPECT_EQ(0x77, ((uint32_t *)b.cpu)[1024]);
+		vgpu_cmd_fini(&cmd);
+	}
+	buf_destroy(&self->dev, &b);
+}
+
+/*
+ * Across processes: an attacker's forged FENCE on the victim's queue
+ * neither completes the attacker's job early nor lets its commands run
+ * in the victim's VM.  The victim's memory is untouched, its job
+ * succeeds, its VM is not banned.
+ */
+TEST_F(exec, user_fence_isolation_between_processes)
+{
+	struct drm_vgpu_query_vm q;
+	struct vgpu_cmd cmd;
+	struct buf b;
+
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 64 * 1024, variant->place,
+				1ull << 32, VGPU_MAP_RW));
+	for (int in_bo = 0; in_bo < 2; in_bo++) {
+		int go[2], status;
+		pid_t pid;
+		char c;
+
+		memset(b.cpu, 0x55, b.size);
+		ASSERT_EQ(0, pipe(go));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			struct vgpu_dev dev;
+			struct buf own;
+			int ret;
+
+			close(go[0]);
+			if (vgpu_open(&dev) ||
+			    buf_create(&dev, &own, 4096, VGPU_PLACE_SYSTEM,
+				       3ull << 32, VGPU_MAP_RW))
+				_exit(10);
+			memset(own.cpu, 0, 4096);
+			vgpu_cmd_init(&cmd);
+			raw_fence(&cmd, VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE,
+				  0, ~0ull);
+			vgpu_cmd_wait(&cmd, own.va, 1);
+			/* The victim's VA: only reachable in its context. */
+			vgpu_cmd_fill(&cmd, b.va, 4096, 0xdead);
+			(void)!write(go[1], "g", 1);
+			ret = run_stream(&dev, 0, &cmd, in_bo, 2ull << 32);
+			vgpu_cmd_fini(&cmd);
+			vgpu_close(&dev);
+			_exit(ret == -EPERM ? 0 : 20);
+		}
+		close(go[1]);
+		ASSERT_EQ(1, read(go[0], &c, 1));
+		close(go[0]);
+		/* The victim's job on the same queue, right behind. */
+		vgpu_cmd_init(&cmd);
+		vgpu_cmd_fill(&cmd, b.va + 8192, 4096, 0x77);
+		EXPECT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
+		vgpu_cmd_fini(&cmd);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) {
+			TH_LOG("%s stream: attacker's job did not end with -EPERM",
+			       in_bo ? "BO" : "inline");
+		}
+		EXPECT_EQ(0x55555555, ((uint32_t *)b.cpu)[0]);
+		EXPECT_EQ(0x77, ((uint32_t *)b.cpu)[2048]);
+		vgpu_query_vm(&self->dev, &q);
+		EXPECT_FALSE(q.state & DRM_VGPU_VM_STATE_BANNED);
+	}
+	buf_destroy(&self->dev, &b);
 }
 
 /* ------------------------------------------------ counters and leaves --- */

@@ -7,9 +7,11 @@
 #ifndef VGPU_SELFTEST_H
 #define VGPU_SELFTEST_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,6 +71,113 @@ static inline uint64_t vgpu_test_env_u64(const char *name)
 	const char *s = getenv(name);
 
 	return s ? strtoull(s, NULL, 0) : 0;
+}
+
+/* fdinfo: the drm-* keys of a file, units applied. */
+
+struct kv {
+	char key[64];
+	char val[64];
+	uint64_t num;		/* value in bytes / ns, units applied */
+	int numeric;
+};
+
+struct fdinfo {
+	int n;
+	struct kv kv[128];
+};
+
+static inline int fdinfo_read(int fd, struct fdinfo *fi)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	fi->n = 0;
+	while (fgets(line, sizeof(line), f) && fi->n < 128) {
+		struct kv *kv = &fi->kv[fi->n];
+		char *colon = strchr(line, ':'), *v, *end;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!colon || strncmp(line, "drm-", 4))
+			continue;
+		*colon = '\0';
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		snprintf(kv->key, sizeof(kv->key), "%.63s", line);
+		snprintf(kv->val, sizeof(kv->val), "%.63s", v);
+		kv->numeric = 0;
+		if (isdigit((unsigned char)*v)) {
+			kv->num = strtoull(v, &end, 10);
+			while (*end == ' ')
+				end++;
+			kv->numeric = 1;
+			if (!strcmp(end, "KiB"))
+				kv->num <<= 10;
+			else if (!strcmp(end, "MiB"))
+				kv->num <<= 20;
+			else if (*end && strcmp(end, "ns"))
+				kv->numeric = 0;
+		}
+		fi->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static inline const struct kv *fdinfo_get(const struct fdinfo *fi, const char *key)
+{
+	int i;
+
+	for (i = 0; i < fi->n; i++)
+		if (!strcmp(fi->kv[i].key, key))
+			return &fi->kv[i];
+	return NULL;
+}
+
+/* A numeric key, or ~0 when missing or not a number. */
+static inline uint64_t fdinfo_u64(int fd, const char *key)
+{
+	struct fdinfo fi;
+	const struct kv *kv;
+
+	if (fdinfo_read(fd, &fi))
+		return ~0ull;
+	kv = fdinfo_get(&fi, key);
+	return kv && kv->numeric ? kv->num : ~0ull;
+}
+
+/* Read or write a vgpu.ko module parameter; 0 or a negative errno. */
+static inline int vgpu_test_param(const char *name, const char *set,
+				  char *old, size_t size)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
+	if (old) {
+		f = fopen(path, "re");
+		if (!f)
+			return -errno;
+		if (!fgets(old, size, f))
+			ret = -EIO;
+		old[strcspn(old, "\n")] = '\0';
+		fclose(f);
+	}
+	if (set && !ret) {
+		f = fopen(path, "we");
+		if (!f)
+			return -errno;
+		if (fputs(set, f) < 0)
+			ret = -EIO;
+		if (fclose(f))
+			ret = -errno;
+	}
+	return ret;
 }
 
 #endif /* VGPU_SELFTEST_H */

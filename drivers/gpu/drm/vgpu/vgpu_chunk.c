@@ -238,14 +238,18 @@ static bool vgpu_chunk_in_va(const struct vgpu_device *vdev,
 static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev);
 
 /* Reserves page-table pages, evicting a chunk when VRAM is full. */
-static int vgpu_chunk_pt_reserve_locked(struct vgpu_device *vdev,
+static int vgpu_chunk_pt_reserve_locked(struct vgpu_vm *vm,
 					struct vgpu_pt_update *up,
 					unsigned int n)
 {
+	struct vgpu_device *vdev = vm->vdev;
 	int ret, tries;
 
+	/* Evicting a chunk makes VRAM, not room under the VM's limit. */
+	if (vgpu_vm_pt_over_limit(vm, up, n))
+		return -ENOSPC;
 	for (tries = 0; ; tries++) {
-		ret = vgpu_vm_pt_reserve(up, n);
+		ret = vgpu_vm_pt_reserve(vm, up, n);
 		if (!ret)
 			return 0;
 		if ((ret != -ENOSPC && ret != -ENOMEM) || tries >= 8)
@@ -283,7 +287,7 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	}
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-	ret = vgpu_chunk_pt_reserve_locked(vdev, &up,
+	ret = vgpu_chunk_pt_reserve_locked(vm, &up,
 					   vgpu_pt_pages_for_map(va, size) +
 					   vgpu_pt_pages_for_unmap(va, size));
 	if (ret)

@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/moduleparam.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_print.h>
@@ -12,6 +13,11 @@
 #include "vgpu_drv.h"
 #include "vgpu_tlb.h"
 #include "vgpu_vm.h"
+
+static unsigned int vgpu_max_contexts;
+module_param_named(max_contexts, vgpu_max_contexts, uint, 0644);
+MODULE_PARM_DESC(max_contexts,
+		 "Hardware contexts lent to user VMs (default 0: all the device has)");
 
 /**
  * DOC: hardware contexts
@@ -25,8 +31,12 @@
  * LRU clock; when none is free, the least recently used context whose VM
  * has no job in flight is taken over: its root is rewritten and every
  * TLB entry of that context invalidated before the new VM runs.  When
- * every context is busy, the job waits (the scheduler retries it when a
- * job finishes).
+ * every context is busy, the job waits for a fence that signals when a VM
+ * stops using its context (vgpu_ctx_wait_fence()), then tries again: it
+ * never fails for want of a context.
+ *
+ * The module parameter ``max_contexts`` lends fewer contexts than the
+ * device has, to study (and test) context pressure.
  *
  * The device counts events per context.  A VM's device counters are the
  * sum, over the contexts it held, of what the context counted while it
@@ -46,9 +56,41 @@ void vgpu_ctx_init(struct vgpu_device *vdev)
 	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
 
 	mutex_init(&mgr->lock);
-	spin_lock_init(&mgr->fence_lock);
+	spin_lock_init(&mgr->wait_lock);
+	mgr->wait_context = dma_fence_context_alloc(1);
 	mgr->count = min_t(u32, vdev->num_contexts, VGPU_NUM_CONTEXTS);
 	mgr->first = VGPU_KERNEL_CONTEXTS;
+}
+
+static const char *vgpu_ctx_fence_driver_name(struct dma_fence *fence)
+{
+	return "vgpu";
+}
+
+static const char *vgpu_ctx_fence_timeline_name(struct dma_fence *fence)
+{
+	return "context-free";
+}
+
+static const struct dma_fence_ops vgpu_ctx_fence_ops = {
+	.get_driver_name = vgpu_ctx_fence_driver_name,
+	.get_timeline_name = vgpu_ctx_fence_timeline_name,
+};
+
+/* A context may have become free: wake the jobs waiting for one. */
+static void vgpu_ctx_wake(struct vgpu_ctx_mgr *mgr)
+{
+	struct dma_fence *fence;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mgr->wait_lock, flags);
+	fence = mgr->wait_fence;
+	mgr->wait_fence = NULL;
+	spin_unlock_irqrestore(&mgr->wait_lock, flags);
+	if (fence) {
+		dma_fence_signal(fence);
+		dma_fence_put(fence);
+	}
 }
 
 static void vgpu_ctx_snapshot(struct vgpu_device *vdev, u32 ctx, u64 *ctr)
@@ -82,7 +124,7 @@ static int vgpu_ctx_attach_locked(struct vgpu_device *vdev, struct vgpu_vm *vm,
 	vdev->ctx.owner[ctx] = vm;
 	vm->hw_ctx = ctx;
 	wmb();	/* page tables written through WC before the root */
-	vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), vgpu_pt_desc(vm->root));
+	vgpu_wr64(vdev, VGPU_CTX_REG(ctx, VGPU_CTX_ROOT_LO), vgpu_vm_root_desc(vm));
 	ret = vgpu_tlb_inval_context(vdev, ctx);
 	vgpu_ctx_snapshot(vdev, ctx, vm->ctr_base);
 	return ret;
@@ -102,6 +144,7 @@ int vgpu_ctx_get(struct vgpu_vm *vm)
 	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
 	struct vgpu_vm *victim = NULL;
 	int ctx = -1, i, idx, ret = 0;
+	u32 end;
 
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
@@ -109,7 +152,10 @@ int vgpu_ctx_get(struct vgpu_vm *vm)
 	if (vm->hw_ctx >= 0)
 		goto pin;
 
-	for (i = mgr->first; i < mgr->count; i++) {
+	end = mgr->count;
+	if (READ_ONCE(vgpu_max_contexts))
+		end = min(end, mgr->first + READ_ONCE(vgpu_max_contexts));
+	for (i = mgr->first; i < end; i++) {
 		struct vgpu_vm *o = mgr->owner[i];
 
 		if (!o) {
@@ -181,52 +227,56 @@ void vgpu_ctx_put(struct vgpu_vm *vm)
 {
 	struct vgpu_ctx_mgr *mgr = &vm->vdev->ctx;
 
+	int users;
+
 	WRITE_ONCE(vm->ctx_stamp, atomic64_inc_return(&mgr->clock));
-	WARN_ON(atomic_dec_return(&vm->ctx_users) < 0);
+	users = atomic_dec_return(&vm->ctx_users);
+	WARN_ON(users < 0);
+	if (!users)
+		vgpu_ctx_wake(mgr);
 }
 
 /**
- * vgpu_ctx_set_last_fence() - remember the last job fence of a VM
- * @vm: VM
- * @fence: fence of the job just emitted
- */
-void vgpu_ctx_set_last_fence(struct vgpu_vm *vm, struct dma_fence *fence)
-{
-	struct vgpu_ctx_mgr *mgr = &vm->vdev->ctx;
-	struct dma_fence *old;
-
-	spin_lock(&mgr->fence_lock);
-	old = vm->last_fence;
-	vm->last_fence = dma_fence_get(fence);
-	spin_unlock(&mgr->fence_lock);
-	dma_fence_put(old);
-}
-
-/**
- * vgpu_ctx_busy_fence() - something to wait for when no context is free
+ * vgpu_ctx_wait_fence() - something to wait for when no context is free
  * @vdev: vgpu device
  *
- * Return: the last fence of a VM that holds a context in use, or NULL if
- * none is busy any more (try again at once).
+ * The fence signals the next time a VM stops using its context (its last
+ * job in flight finished), a VM gives its context back, or the device
+ * goes away.  The caller tries vgpu_ctx_get() again after taking it, so
+ * that a context freed in between is not missed.
+ *
+ * Return: a fence reference, or NULL if out of memory.
  */
-struct dma_fence *vgpu_ctx_busy_fence(struct vgpu_device *vdev)
+struct dma_fence *vgpu_ctx_wait_fence(struct vgpu_device *vdev)
 {
 	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
-	struct dma_fence *fence = NULL;
-	int i;
+	struct dma_fence *fence, *new;
+	unsigned long flags;
 
-	mutex_lock(&mgr->lock);
-	spin_lock(&mgr->fence_lock);
-	for (i = mgr->first; i < mgr->count && !fence; i++) {
-		struct vgpu_vm *o = mgr->owner[i];
-
-		if (o && atomic_read(&o->ctx_users) && o->last_fence &&
-		    !dma_fence_is_signaled(o->last_fence))
-			fence = dma_fence_get(o->last_fence);
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	spin_lock_irqsave(&mgr->wait_lock, flags);
+	fence = mgr->wait_fence;
+	if (!fence && new) {
+		dma_fence_init(new, &vgpu_ctx_fence_ops, &mgr->wait_lock,
+			       mgr->wait_context, ++mgr->wait_seqno);
+		mgr->wait_fence = new;
+		fence = new;
+		new = NULL;
 	}
-	spin_unlock(&mgr->fence_lock);
-	mutex_unlock(&mgr->lock);
+	if (fence)
+		dma_fence_get(fence);
+	spin_unlock_irqrestore(&mgr->wait_lock, flags);
+	kfree(new);
 	return fence;
+}
+
+/**
+ * vgpu_ctx_fini() - wake every job still waiting for a context
+ * @vdev: vgpu device going away (vgpu_ctx_get() fails from now on)
+ */
+void vgpu_ctx_fini(struct vgpu_device *vdev)
+{
+	vgpu_ctx_wake(&vdev->ctx);
 }
 
 /**
@@ -253,6 +303,8 @@ void vgpu_ctx_release(struct vgpu_vm *vm)
 		}
 	}
 	mutex_unlock(&mgr->lock);
+	if (ctx >= 0)
+		vgpu_ctx_wake(mgr);
 }
 
 /**
@@ -343,7 +395,7 @@ void vgpu_ctx_restore(struct vgpu_device *vdev)
 		for (c = 0; c < VGPU_CTR_NR; c++)
 			vm->ctr_base[c] = 0;
 		vgpu_wr64(vdev, VGPU_CTX_REG(i, VGPU_CTX_ROOT_LO),
-			  vgpu_pt_desc(vm->root));
+			  vgpu_vm_root_desc(vm));
 	}
 	mutex_unlock(&mgr->lock);
 }

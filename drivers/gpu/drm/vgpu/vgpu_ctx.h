@@ -25,7 +25,11 @@ struct vgpu_vm;
  * @count: contexts of the device.
  * @clock: LRU clock (atomic: vgpu_ctx_put() runs under a spinlock).
  * @steals: contexts taken over from an idle VM.
- * @fence_lock: protects every VM's last_fence.
+ * @wait_lock: protects @wait_fence, and is its fence lock.
+ * @wait_fence: signalled when a context may have become free, created
+ *	by the first job that finds none (vgpu_ctx_wait_fence()).
+ * @wait_context: fence context of @wait_fence.
+ * @wait_seqno: last seqno of @wait_context.
  */
 struct vgpu_ctx_mgr {
 	struct mutex lock;
@@ -34,15 +38,18 @@ struct vgpu_ctx_mgr {
 	u32 count;
 	atomic64_t clock;
 	u64 steals;
-	spinlock_t fence_lock;
+	spinlock_t wait_lock;
+	struct dma_fence *wait_fence;
+	u64 wait_context;
+	u64 wait_seqno;
 };
 
 void vgpu_ctx_init(struct vgpu_device *vdev);
 int vgpu_ctx_get(struct vgpu_vm *vm);
 int vgpu_ctx_bind_kernel(struct vgpu_vm *vm, u32 ctx);
 void vgpu_ctx_put(struct vgpu_vm *vm);
-void vgpu_ctx_set_last_fence(struct vgpu_vm *vm, struct dma_fence *fence);
-struct dma_fence *vgpu_ctx_busy_fence(struct vgpu_device *vdev);
+struct dma_fence *vgpu_ctx_wait_fence(struct vgpu_device *vdev);
+void vgpu_ctx_fini(struct vgpu_device *vdev);
 void vgpu_ctx_release(struct vgpu_vm *vm);
 int vgpu_ctx_inval_range(struct vgpu_vm *vm, u64 va, u64 size);
 void vgpu_ctx_counters(struct vgpu_vm *vm, u64 *out, int *hw_ctx);

@@ -74,7 +74,7 @@ static int vgpu_open(struct drm_device *drm, struct drm_file *file)
 	vfile = kzalloc(sizeof(*vfile), GFP_KERNEL);
 	if (!vfile)
 		return -ENOMEM;
-	vfile->vm = vgpu_vm_create(to_vgpu(drm));
+	vfile->vm = vgpu_vm_create(to_vgpu(drm), false);
 	if (IS_ERR(vfile->vm)) {
 		int ret = PTR_ERR(vfile->vm);
 
@@ -90,9 +90,7 @@ static void vgpu_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct vgpu_file *vfile = file->driver_priv;
 
-	/* Jobs first: they use the VM's page tables and context. */
-	vgpu_vm_entities_fini(vfile->vm);
-	vgpu_vm_destroy(vfile->vm);
+	vgpu_vm_close(vfile->vm);
 	kfree(vfile);
 }
 
@@ -122,8 +120,15 @@ static void vgpu_drm_release(struct drm_device *drm, void *arg)
 {
 	struct vgpu_device *vdev = arg;
 
+	/* Open files kept entities on the schedulers until now. */
+	vgpu_queues_fini(vdev);
 	vgpu_pt_pool_fini(vdev);
 	vgpu_ttm_fini(vdev);
+}
+
+static void vgpu_wq_release(struct drm_device *drm, void *arg)
+{
+	destroy_workqueue(arg);
 }
 
 /* Everything that talks to the device, in the order it is set up. */
@@ -158,6 +163,7 @@ static int vgpu_hw_init(struct vgpu_device *vdev)
 	return 0;
 
 err_queues_fini:
+	vgpu_queues_unplug(vdev);
 	vgpu_queues_fini(vdev);
 err_fault_fini:
 	vgpu_fault_fini(vdev);
@@ -171,7 +177,7 @@ static void vgpu_hw_fini(struct vgpu_device *vdev)
 	vgpu_migrate_fini(vdev);
 	vgpu_irq_fini(vdev);
 	cancel_work_sync(&vdev->reset.work);
-	vgpu_queues_fini(vdev);
+	vgpu_queues_unplug(vdev);
 	vgpu_fault_fini(vdev);
 }
 
@@ -205,6 +211,12 @@ static int vgpu_hw_identify(struct vgpu_device *vdev)
 	if (!vdev->vram_size || vdev->visible_size > vdev->vram_size ||
 	    !vdev->num_queues || !vdev->num_contexts) {
 		drm_err(drm, "inconsistent device parameters\n");
+		return -ENODEV;
+	}
+	/* User streams run only through CALL, unprivileged (vgpu_stream.c). */
+	if ((vdev->caps & VGPU_CAPS_REQUIRED) != VGPU_CAPS_REQUIRED) {
+		drm_err(drm, "device lacks CALL, FENCE_NOWRITE or privilege levels (caps %#x)\n",
+			vdev->caps);
 		return -ENODEV;
 	}
 
@@ -288,6 +300,15 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_free_irq_vectors;
 
+	vdev->wq = alloc_ordered_workqueue("vgpu-close", 0);
+	if (!vdev->wq) {
+		ret = -ENOMEM;
+		goto err_free_irq_vectors;
+	}
+	ret = drmm_add_action_or_reset(drm, vgpu_wq_release, vdev->wq);
+	if (ret)
+		goto err_free_irq_vectors;
+
 	vgpu_fault_log_init(&vdev->fault_log);
 	vgpu_policy_init(vdev);
 	ret = vgpu_hw_init(vdev);
@@ -319,6 +340,8 @@ static void vgpu_remove(struct pci_dev *pdev)
 
 	drm_dev_unplug(&vdev->drm);
 	vgpu_hw_fini(vdev);
+	/* Every job fence has signalled: deferred closes finish now. */
+	flush_workqueue(vdev->wq);
 	pci_free_irq_vectors(pdev);
 }
 

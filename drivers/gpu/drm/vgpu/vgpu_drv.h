@@ -32,6 +32,10 @@
 #define DRIVER_MAJOR		0
 #define DRIVER_MINOR		1
 
+/** VGPU_CAPS_REQUIRED - device capabilities the driver cannot do without */
+#define VGPU_CAPS_REQUIRED	(VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE | \
+				 VGPU_CAPS_PRIV_LEVELS)
+
 /** VGPU_KERNEL_CONTEXTS - hardware contexts the kernel keeps (context 0) */
 #define VGPU_KERNEL_CONTEXTS	1
 
@@ -90,6 +94,7 @@ struct vgpu_stats {
  * @fault_log: the last faults handled, decoded (debugfs).
  * @policy: eviction and placement policies (sysfs).
  * @migrate: the kernel's copy engine.
+ * @wq: frees the VMs of closed files whose jobs outlived close().
  * @paging: demand paging: fault batching, eviction policy state, counters.
  * @nr_queues: hardware queues in use.
  * @queues: the hardware queues.
@@ -121,6 +126,7 @@ struct vgpu_device {
 	struct vgpu_fault_buf fault;
 	struct vgpu_fault_log fault_log;
 	struct vgpu_policy policy;
+	struct workqueue_struct *wq;
 	struct vgpu_migrate migrate;
 	struct vgpu_paging paging;
 	u32 nr_queues;

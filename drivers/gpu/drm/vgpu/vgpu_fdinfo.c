@@ -19,6 +19,7 @@
 #include "vgpu_fdinfo.h"
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
+#include "vgpu_stream.h"
 #include "vgpu_vm.h"
 
 /**
@@ -181,6 +182,7 @@ static void vgpu_fdinfo_vm(struct drm_printer *p, struct vgpu_vm *vm)
 	drm_printf(p, "drm-vgpu-mappings:\t%llu\n", mappings);
 	drm_printf(p, "drm-vgpu-mapped-bytes:\t%llu\n", mapped);
 	drm_printf(p, "drm-vgpu-pt-bytes:\t%llu\n", pt_pages * VGPU_PT_SIZE);
+	drm_printf(p, "drm-vgpu-stream-bytes:\t%llu\n", vgpu_stream_pinned(vm));
 	drm_printf(p, "drm-vgpu-faults:\t%llu\n",
 		   (u64)atomic64_read(&vm->paging_ctr.faults));
 	drm_printf(p, "drm-vgpu-migrated-to-vram:\t%llu\n",

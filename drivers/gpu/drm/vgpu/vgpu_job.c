@@ -20,18 +20,21 @@
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
+#include "vgpu_stream.h"
 #include "vgpu_vm.h"
 
 /**
  * DOC: EXEC
  *
- * EXEC builds a &struct vgpu_job, whose commands go to the queue's ring:
+ * EXEC builds a &struct vgpu_job whose commands in the queue's ring are
+ * one ``CALL(va, size)`` (hardware.rst, "Indirect streams"), so that the
+ * user's commands run unprivileged (see "inline command streams"):
  *
- * - an inline command stream (user memory) is copied, whole, into the
- *   job and later into the ring (at most %DRM_VGPU_EXEC_MAX_CMDS_SIZE);
+ * - an inline command stream (user memory, at most
+ *   %DRM_VGPU_EXEC_MAX_CMDS_SIZE) is copied into the VM's stream buffer,
+ *   mapped read-only in the VM, and va is where the copy is;
  * - a command stream in a BO (%DRM_VGPU_EXEC_CMDS_BO) is not read by the
- *   CPU at all: the job is one ``CALL(va, size)`` (hardware.rst, "Indirect
- *   streams"), where va is the GPU VA at which the file's VM maps the BO
+ *   CPU at all: va is the GPU VA at which the file's VM maps the BO
  *   range, readable.  The device reads the stream through the VM like any
  *   data, so the BO may be anywhere (VRAM outside the CPU-visible window,
  *   system memory), the stream may be up to
@@ -71,6 +74,7 @@ static void vgpu_hw_fence_free(struct vgpu_hw_fence *hf)
 /* Frees what vgpu_job_alloc() allocated. */
 static void vgpu_job_release(struct vgpu_job *job)
 {
+	vgpu_stream_free(job->stream, NULL);
 	vgpu_hw_fence_free(job->hw_fence);
 	kvfree(job->cmds);
 	vgpu_vm_put(job->vm);
@@ -185,28 +189,27 @@ out:
 /**
  * vgpu_vm_entities_fini() - flush a closing file's entities
  * @vm: the file's VM
+ * @last: out, per queue, the fence of the last job handed to the device
+ *	(a reference) or NULL
  *
- * Waits for every job the file submitted to finish on the device
- * (queued ones are given the entity's flush timeout, then killed), so
- * that the VM's page tables can go.
+ * Queued jobs are given the entity's flush timeout (a killable wait) to
+ * reach the device, then killed.  Jobs on the device are not waited for:
+ * the caller waits for @last before the VM's page tables go.
  */
-void vgpu_vm_entities_fini(struct vgpu_vm *vm)
+void vgpu_vm_entities_fini(struct vgpu_vm *vm,
+			   struct dma_fence *last[VGPU_NUM_QUEUES])
 {
 	int i;
 
 	for (i = 0; i < VGPU_NUM_QUEUES; i++) {
 		struct drm_sched_entity *entity = vm->entities[i];
-		struct dma_fence *last;
 
+		last[i] = NULL;
 		if (!entity)
 			continue;
 		drm_sched_entity_flush(entity, MAX_WAIT_SCHED_ENTITY_Q_EMPTY);
-		last = dma_fence_get(entity->last_scheduled);
+		last[i] = dma_fence_get(entity->last_scheduled);
 		drm_sched_entity_fini(entity);
-		if (last) {
-			dma_fence_wait(last, false);
-			dma_fence_put(last);
-		}
 		kfree(entity);
 		vm->entities[i] = NULL;
 	}
@@ -259,6 +262,15 @@ out_unlock:
 	return ret;
 }
 
+/* The job's commands in the ring: a CALL of @size bytes at @va. */
+static void vgpu_job_set_call(struct vgpu_job *job, u64 va, u32 size)
+{
+	job->cmds[0] = VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN);
+	job->cmds[1] = lower_32_bits(va);
+	job->cmds[2] = upper_32_bits(va);
+	job->cmds[3] = size / 4;
+}
+
 /* Point the job's CALL at the stream: VM lock held, so mappings stay. */
 static int vgpu_exec_stream_bind(struct drm_device *drm, struct vgpu_vm *vm,
 				 struct vgpu_job *job,
@@ -274,10 +286,7 @@ static int vgpu_exec_stream_bind(struct drm_device *drm, struct vgpu_vm *vm,
 			       "mapped without read permission" : "not mapped");
 		return ret;
 	}
-	job->cmds[0] = VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN);
-	job->cmds[1] = lower_32_bits(va);
-	job->cmds[2] = upper_32_bits(va);
-	job->cmds[3] = st->size / 4;
+	vgpu_job_set_call(job, va, st->size);
 	return 0;
 }
 
@@ -342,6 +351,9 @@ static int vgpu_exec_push(struct drm_device *drm, struct vgpu_vm *vm,
 
 	drm_sched_job_arm(&job->base);
 	fence = dma_fence_get(&job->base.s_fence->finished);
+	/* The inline stream's copy stays until the job is done. */
+	vgpu_stream_free(job->stream, fence);
+	job->stream = NULL;
 	drm_gpuvm_resv_add_fence(&vm->gpuvm, &vm_exec.exec, fence,
 				 DMA_RESV_USAGE_BOOKKEEP, DMA_RESV_USAGE_BOOKKEEP);
 	drm_exec_for_each_locked_object(&vm_exec.exec, obj)
@@ -385,9 +397,6 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	ret = vgpu_exec_check(drm, vdev, args);
 	if (ret)
 		return ret;
-	if (VGPU_IOCTL_DBG(drm, (args->flags & DRM_VGPU_EXEC_CMDS_BO) &&
-			   !(vdev->caps & VGPU_CAPS_CALL)))
-		return -EOPNOTSUPP;
 	if (vgpu_vm_banned(vm))
 		return -ECANCELED;
 
@@ -428,16 +437,23 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_put_stream;
 	}
 
-	/* A BO stream is one CALL, filled in by vgpu_exec_stream_bind(). */
-	job = vgpu_job_alloc(vm, q, st ? VGPU_CALL_LEN : args->cmds_size / 4);
+	/* One CALL; vgpu_exec_stream_bind() points a BO stream's. */
+	job = vgpu_job_alloc(vm, q, VGPU_CALL_LEN);
 	if (!job) {
 		ret = -ENOMEM;
 		goto out_put_stream;
 	}
-	if (!st && copy_from_user(job->cmds, u64_to_user_ptr(args->cmds),
-				  args->cmds_size)) {
-		ret = -EFAULT;
-		goto out_free_job;
+	if (!st) {
+		u64 va;
+
+		job->stream = vgpu_stream_copy(vm, u64_to_user_ptr(args->cmds),
+					       args->cmds_size, &va);
+		if (IS_ERR(job->stream)) {
+			ret = PTR_ERR(job->stream);
+			job->stream = NULL;
+			goto out_free_job;
+		}
+		vgpu_job_set_call(job, va, args->cmds_size);
 	}
 
 	ret = vgpu_job_init(job, entity, file->client_id);

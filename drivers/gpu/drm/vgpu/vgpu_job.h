@@ -9,9 +9,12 @@
 
 #include <drm/gpu_scheduler.h>
 
+#include "vgpu_hw.h"
+
 struct dma_fence;
 struct drm_device;
 struct drm_file;
+struct drm_suballoc;
 struct vgpu_hw_fence;
 struct vgpu_queue;
 struct vgpu_vm;
@@ -24,6 +27,8 @@ struct vgpu_vm;
  * @cmds: the command stream, copied at submission.
  * @ndw: dwords in @cmds.
  * @hw_fence: completion fence, allocated at submission.
+ * @stream: the copy of an inline stream in the VM's stream buffer, until
+ *	the job is pushed (then freed with its fence).
  */
 struct vgpu_job {
 	struct drm_sched_job base;
@@ -32,6 +37,7 @@ struct vgpu_job {
 	u32 *cmds;
 	u32 ndw;
 	struct vgpu_hw_fence *hw_fence;
+	struct drm_suballoc *stream;
 };
 
 static inline struct vgpu_job *to_vgpu_job(struct drm_sched_job *job)
@@ -44,7 +50,8 @@ struct dma_fence *vgpu_job_submit_kernel(struct vgpu_vm *vm,
 					 struct drm_sched_entity *entity,
 					 struct vgpu_queue *q, const u32 *cmds,
 					 u32 ndw);
-void vgpu_vm_entities_fini(struct vgpu_vm *vm);
+void vgpu_vm_entities_fini(struct vgpu_vm *vm,
+			   struct dma_fence *last[VGPU_NUM_QUEUES]);
 int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 #endif /* __VGPU_JOB_H__ */

@@ -282,7 +282,7 @@ int vgpu_migrate_init(struct vgpu_device *vdev)
 	if (!m->dw)
 		return -ENOMEM;
 
-	vm = vgpu_vm_create(vdev);
+	vm = vgpu_vm_create(vdev, true);
 	if (IS_ERR(vm)) {
 		ret = PTR_ERR(vm);
 		goto err_free_dw;

@@ -6,6 +6,7 @@
 #include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
 #include <linux/moduleparam.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
@@ -153,16 +154,13 @@ static void vgpu_ring_write(struct vgpu_queue *q, const u32 *dw, u32 n)
 
 static void vgpu_ring_emit_job(struct vgpu_queue *q, struct vgpu_job *job)
 {
-	u64 fence_va = VGPU_VM_FENCE_VA + q->id * sizeof(u64);
 	u64 seqno = job->hw_fence->base.seqno;
-	/* Only QUEUE_FENCE and the interrupt matter: no write if we can. */
-	u32 flags = VGPU_FENCE_FLAG_IRQ |
-		    (q->vdev->caps & VGPU_CAPS_FENCE_NOWRITE ?
-		     VGPU_FENCE_FLAG_NOWRITE : 0);
+	/* Privileged, in the ring: only QUEUE_FENCE and the interrupt. */
 	u32 fence[VGPU_FENCE_LEN] = {
-		VGPU_CMD_HEADER(VGPU_OP_FENCE, flags, VGPU_FENCE_LEN),
-		lower_32_bits(fence_va), upper_32_bits(fence_va),
-		lower_32_bits(seqno), upper_32_bits(seqno),
+		VGPU_CMD_HEADER(VGPU_OP_FENCE,
+				VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE,
+				VGPU_FENCE_LEN),
+		0, 0, lower_32_bits(seqno), upper_32_bits(seqno),
 	};
 
 	vgpu_ring_write(q, job->cmds, job->ndw);
@@ -307,10 +305,19 @@ static struct dma_fence *vgpu_prepare_job(struct drm_sched_job *sched_job,
 
 	if (!hf->ctx_held) {
 		ret = vgpu_ctx_get(vm);
-		if (ret == -EBUSY)
-			return vgpu_ctx_busy_fence(q->vdev);
-		if (ret)
+		if (ret == -EBUSY) {
+			struct dma_fence *wait = vgpu_ctx_wait_fence(q->vdev);
+
+			/* A context freed before the fence existed counts. */
+			ret = vgpu_ctx_get(vm);
+			if (ret == -EBUSY && wait)
+				return wait;
+			dma_fence_put(wait);
+		}
+		if (ret) {
+			hf->ctx_error = ret == -EBUSY ? -ENOMEM : ret;
 			return NULL;	/* run_job fails the job */
+		}
 		hf->ctx_held = true;
 	}
 	/* QUEUE_CONTEXT may change only while the queue is idle. */
@@ -345,7 +352,7 @@ static struct dma_fence *vgpu_run_job(struct drm_sched_job *sched_job)
 	else if (vgpu_vm_banned(vm))
 		error = -ECANCELED;
 	else if (!hf->ctx_held)
-		error = -ENODEV;
+		error = hf->ctx_error ?: -ENODEV;
 
 	if (error || !drm_dev_enter(&q->vdev->drm, &idx)) {
 		spin_lock_irqsave(&q->fence_lock, flags);
@@ -365,7 +372,6 @@ static struct dma_fence *vgpu_run_job(struct drm_sched_job *sched_job)
 
 	dma_fence_put(q->last);
 	q->last = dma_fence_get(&hf->base);
-	vgpu_ctx_set_last_fence(vm, &hf->base);
 	vgpu_ring_kick(q);
 	drm_dev_exit(idx);
 	return dma_fence_get(&hf->base);
@@ -414,7 +420,9 @@ static bool vgpu_job_extend(struct vgpu_queue *q, struct drm_sched_job *sched_jo
 	bool moved;
 	u64 pos;
 
-	if (!hf->inited || READ_ONCE(q->error) != VGPU_QUEUE_ERROR_NONE)
+	/* A banned VM's job (its file closed, or it faulted) gets no more. */
+	if (!hf->inited || READ_ONCE(q->error) != VGPU_QUEUE_ERROR_NONE ||
+	    vgpu_vm_banned(to_vgpu_job(sched_job)->vm))
 		return false;
 
 	replays = atomic_read(&q->replays);
@@ -458,6 +466,7 @@ static const char *vgpu_queue_error_name(u32 cause)
 		[VGPU_QUEUE_ERROR_CANCELLED] = "fault cancelled",
 		[VGPU_QUEUE_ERROR_ARGUMENT] = "bad command argument",
 		[VGPU_QUEUE_ERROR_CALL_NESTED] = "nested CALL",
+		[VGPU_QUEUE_ERROR_PRIVILEGE] = "privileged command in a user stream",
 	};
 
 	return cause < ARRAY_SIZE(names) && names[cause] ? names[cause] :
@@ -500,6 +509,9 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 		break;
 	case VGPU_QUEUE_ERROR_CANCELLED:
 		error = -EFAULT;
+		break;
+	case VGPU_QUEUE_ERROR_PRIVILEGE:
+		error = -EPERM;
 		break;
 	default:
 		error = -EIO;
@@ -618,24 +630,67 @@ err_fini:
 	return ret;
 }
 
+/* Signal every job the queue's ring holds with @error. */
+static void vgpu_queue_fail_pending(struct vgpu_queue *q, int error)
+{
+	struct vgpu_hw_fence *f, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_for_each_entry_safe(f, tmp, &q->pending, link) {
+		list_del(&f->link);
+		vgpu_hw_fence_signal_locked(q, f, error);
+		dma_fence_put(&f->base);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+}
+
 /**
- * vgpu_queues_fini() - stop the queues and free the rings
- * @vdev: vgpu device; no entity is left
+ * vgpu_queues_unplug() - the device is going: stop every queue for good
+ * @vdev: vgpu device, unplugged (drm_dev_unplug()) or never registered
+ *
+ * Disables the queues.  Jobs still in a ring will never complete: their
+ * fences signal with -ENODEV, so that files closed later do not wait for
+ * them.  The schedulers keep running until the DRM device is released
+ * (vgpu_queues_fini()), since open files still hold entities on them:
+ * every later job fails at once with -ENODEV (drm_dev_enter() in
+ * prepare_job and run_job), and the timeout handler does nothing.
+ */
+void vgpu_queues_unplug(struct vgpu_device *vdev)
+{
+	struct pci_dev *pdev = to_pci_dev(vdev->drm.dev);
+	u32 i;
+
+	vgpu_ctx_fini(vdev);
+	for (i = 0; i < vdev->nr_queues; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+
+		if (pci_device_is_present(pdev))
+			vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
+				  VGPU_QUEUE_CONTROL_DISABLE);
+		vgpu_queue_fail_pending(q, -ENODEV);
+	}
+}
+
+/**
+ * vgpu_queues_fini() - free the schedulers and the rings
+ * @vdev: vgpu device whose queues were unplugged; no entity is left
  */
 void vgpu_queues_fini(struct vgpu_device *vdev)
 {
 	u32 i;
-	int idx;
 
 	for (i = 0; i < vdev->nr_queues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
+		struct drm_sched_job *job, *tmp;
 
-		drm_sched_fini(&q->sched);
-		if (drm_dev_enter(&vdev->drm, &idx)) {
-			vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
-				  VGPU_QUEUE_CONTROL_DISABLE);
-			drm_dev_exit(idx);
+		/* drm_sched_fini() leaves jobs it did not free yet. */
+		drm_sched_wqueue_stop(&q->sched);
+		list_for_each_entry_safe(job, tmp, &q->sched.pending_list, list) {
+			list_del_init(&job->list);
+			q->sched.ops->free_job(job);
 		}
+		drm_sched_fini(&q->sched);
 		dma_fence_put(q->last);
 		q->last = NULL;
 		dma_free_coherent(vdev->drm.dev, VGPU_RING_BYTES, q->ring,
@@ -667,17 +722,9 @@ void vgpu_queues_restart(struct vgpu_device *vdev)
 
 	for (i = 0; i < vdev->nr_queues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
-		struct vgpu_hw_fence *f, *tmp;
-		unsigned long flags;
 
 		vgpu_queue_hw_init(q);
-		spin_lock_irqsave(&q->fence_lock, flags);
-		list_for_each_entry_safe(f, tmp, &q->pending, link) {
-			list_del(&f->link);
-			vgpu_hw_fence_signal_locked(q, f, -EIO);
-			dma_fence_put(&f->base);
-		}
-		spin_unlock_irqrestore(&q->fence_lock, flags);
+		vgpu_queue_fail_pending(q, -EIO);
 		drm_sched_wqueue_start(&q->sched);
 	}
 }

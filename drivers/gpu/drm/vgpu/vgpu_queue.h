@@ -31,6 +31,7 @@ struct vgpu_vm;
  * @vm: the job's VM (valid until the fence signals).
  * @emitted_ns: when run_job emitted the job (for the engine time of fdinfo).
  * @ctx_held: the job pins its VM's hardware context until the fence signals.
+ * @ctx_error: why prepare_job got no context (-ENODEV, -ENOMEM), if so.
  * @inited: @base was initialised (run_job ran).
  * @tdr_replays: &vgpu_queue.replays at the last timeout check of the job
  *	(at run_job before the first); the timeout handler only.
@@ -45,6 +46,7 @@ struct vgpu_hw_fence {
 	struct vgpu_vm *vm;
 	u64 emitted_ns;
 	bool ctx_held;
+	int ctx_error;
 	bool inited;
 	u32 tdr_replays;
 	u64 tdr_pos;
@@ -99,6 +101,7 @@ struct vgpu_queue {
 };
 
 int vgpu_queues_init(struct vgpu_device *vdev);
+void vgpu_queues_unplug(struct vgpu_device *vdev);
 void vgpu_queues_fini(struct vgpu_device *vdev);
 void vgpu_queues_stop(struct vgpu_device *vdev);
 void vgpu_queues_restart(struct vgpu_device *vdev);

@@ -5,6 +5,7 @@
 
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -19,8 +20,15 @@
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_ioctl.h"
+#include "vgpu_job.h"
 #include "vgpu_pt.h"
+#include "vgpu_stream.h"
 #include "vgpu_vm.h"
+
+static unsigned int vgpu_vm_max_pt_kib = 16384;
+module_param_named(vm_max_pt_kib, vgpu_vm_max_pt_kib, uint, 0644);
+MODULE_PARM_DESC(vm_max_pt_kib,
+		 "Page tables one GPU VM may use, KiB (default 16384; 0: no limit)");
 
 /**
  * DOC: GPU virtual memory
@@ -29,7 +37,13 @@
  * VA space and its mappings, and a page-table tree the device walks (see
  * "page tables").  User VAs run from %VGPU_VM_USER_START to
  * %VGPU_VM_USER_END; the top GiB is reserved in the drm_gpuvm for the
- * kernel, which maps the VM's fence page there.
+ * kernel, which maps the VM's inline-stream buffer there (vgpu_stream.c).
+ *
+ * An open file pins nothing: the root table is allocated with the VM's
+ * first mapping.  The page tables of one VM are bounded by the module
+ * parameter ``vm_max_pt_kib``; a VM_BIND or EXEC that would need more
+ * fails with -ENOSPC.  They are charged to the file in fdinfo
+ * (``drm-vgpu-pt-bytes``).
  *
  * VM_BIND applies its operations in order under the VM's lock (held for
  * writing).  A MAP needs a free range: the BO is reserved, made reachable
@@ -90,24 +104,110 @@ void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up)
 }
 
 /**
+ * vgpu_vm_pt_over_limit() - would @n more tables exceed the VM's limit?
+ * @vm: VM
+ * @up: its batch
+ * @n: pages
+ *
+ * Return: true if a user VM would hold more than ``vm_max_pt_kib``.
+ */
+bool vgpu_vm_pt_over_limit(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+			   unsigned int n)
+{
+	u64 max = READ_ONCE(vgpu_vm_max_pt_kib) / (VGPU_PT_SIZE / SZ_1K);
+
+	return !vm->kernel && max &&
+	       READ_ONCE(vm->pt_stats.tables) + up->reserved + n > max;
+}
+
+/**
  * vgpu_vm_pt_reserve() - reserve page-table pages for a batch
+ * @vm: VM the batch belongs to
  * @up: batch
  * @n: pages
  *
- * Return: 0, or a negative errno from vgpu_pt_pool_reserve().
+ * A user VM may hold at most ``vm_max_pt_kib`` of page tables, counting
+ * what it has and what the batch reserved.
+ *
+ * Return: 0, -ENOSPC over the VM's limit, or a negative errno from
+ * vgpu_pt_pool_reserve().
  */
-int vgpu_vm_pt_reserve(struct vgpu_pt_update *up, unsigned int n)
+int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+		       unsigned int n)
 {
-	int ret = vgpu_pt_pool_reserve(up->vdev, n);
+	int ret;
+
+	if (vgpu_vm_pt_over_limit(vm, up, n))
+		return -ENOSPC;
+	ret = vgpu_pt_pool_reserve(up->vdev, n);
 
 	if (!ret)
 		up->reserved += n;
 	return ret;
 }
 
-/* Write one mapping into the page tables, reserving tables piecewise. */
+/*
+ * Allocate the root table if the VM has none yet.
+ *
+ * Context: &vgpu_vm.pt_lock not held.
+ */
+static int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up)
+{
+	int ret;
+
+	if (READ_ONCE(vm->root))
+		return 0;
+	ret = vgpu_vm_pt_reserve(vm, up, 1);
+	if (ret)
+		return ret;
+	mutex_lock(&vm->pt_lock);
+	if (!vm->root)
+		WRITE_ONCE(vm->root, vgpu_pt_alloc(up, VGPU_PT_LEVELS - 1));
+	mutex_unlock(&vm->pt_lock);
+	return 0;
+}
+
+/**
+ * vgpu_vm_map_kernel() - map a kernel BO into the kernel part of a VM
+ * @vm: VM
+ * @va: where, at or above %VGPU_VM_USER_END
+ * @bo: kernel BO, pinned
+ * @pte_flags: %VGPU_PTE_READ / _WRITE
+ *
+ * The mapping lasts as long as the VM's page tables.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, struct vgpu_bo *bo,
+		       u64 pte_flags)
+{
+	u64 size = bo->tbo.base.size;
+	struct vgpu_pt_update up;
+	int ret;
+
+	if (WARN_ON(va < VGPU_VM_USER_END || !bo->tbo.pin_count))
+		return -EINVAL;
+	vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+	ret = vgpu_vm_root_prepare(vm, &up);
+	if (!ret)
+		ret = vgpu_vm_pt_reserve(vm, &up, vgpu_pt_pages_for_map(va, size));
+	mutex_lock(&vm->pt_lock);
+	if (!ret)
+		ret = vgpu_pt_map(&up, vm->root, va, size, &bo->tbo,
+				  bo->tbo.resource, 0, pte_flags);
+	vgpu_vm_pt_commit_locked(vm, &up);
+	mutex_unlock(&vm->pt_lock);
+	return ret;
+}
+
+/*
+ * Write one mapping into the page tables.  With @reserved the batch
+ * already holds the pages for the whole mapping (VM_BIND reserves them
+ * before it takes the BO's gpuva lock, since growing the pool may evict
+ * another mapped BO); otherwise they are reserved piecewise.
+ */
 static int vgpu_vm_pt_map_vma(struct vgpu_vm *vm, struct vgpu_pt_update *up,
-			      struct vgpu_vma *vma)
+			      struct vgpu_vma *vma, bool reserved)
 {
 	struct ttm_buffer_object *tbo = &gem_to_vgpu_bo(vma->base.gem.obj)->tbo;
 	u64 va = vma->base.va.addr, end = va + vma->base.va.range;
@@ -123,9 +223,12 @@ static int vgpu_vm_pt_map_vma(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 		return 0;
 	}
 	while (va < end) {
-		u64 n = min_t(u64, end - va, SZ_256M - (va & (SZ_256M - 1)));
+		u64 n = reserved ? end - va :
+			min_t(u64, end - va, SZ_256M - (va & (SZ_256M - 1)));
 
-		ret = vgpu_vm_pt_reserve(up, vgpu_pt_pages_for_map(va, n));
+		if (!reserved)
+			ret = vgpu_vm_pt_reserve(vm, up,
+						 vgpu_pt_pages_for_map(va, n));
 		if (ret)
 			break;
 		mutex_lock(&vm->pt_lock);
@@ -187,7 +290,7 @@ static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
 	drm_gpuva_map(&ctx->vm->gpuvm, &vma->base, &op->map);
 	drm_gpuva_link(&vma->base, ctx->vm_bo);
 
-	ret = vgpu_vm_pt_map_vma(ctx->vm, ctx->up, vma);
+	ret = vgpu_vm_pt_map_vma(ctx->vm, ctx->up, vma, true);
 	if (ret) {
 		struct drm_gpuva_op_unmap unmap = { .va = &vma->base };
 
@@ -295,7 +398,7 @@ static void vgpu_vm_free(struct drm_gpuvm *gpuvm)
 {
 	struct vgpu_vm *vm = to_vgpu_vm(gpuvm);
 
-	dma_fence_put(vm->last_fence);
+	vgpu_stream_fini(vm);
 	kfree(vm);
 }
 
@@ -325,6 +428,17 @@ static int vgpu_vm_op_map(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 	ctx.map = kzalloc(sizeof(*ctx.map), GFP_KERNEL);
 	if (!ctx.map)
 		return -ENOMEM;
+
+	/*
+	 * Page-table pages before any lock: growing the pool may make TTM
+	 * evict another mapped BO, whose move takes its gpuva lock.
+	 * Pageable memory is mapped on faults.
+	 */
+	ret = vgpu_vm_root_prepare(vm, up);
+	if (!ret && !bo->chunks)
+		ret = vgpu_vm_pt_reserve(vm, up, vgpu_pt_pages_for_map(va, range));
+	if (ret)
+		goto err_free_vma;
 
 	ret = dma_resv_lock_interruptible(obj->resv, NULL);
 	if (ret)
@@ -367,7 +481,7 @@ static int vgpu_vm_op_unmap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 		goto out;
 	}
 	/* Splitting large leaves at the two ends takes a table each. */
-	ret = vgpu_vm_pt_reserve(up, vgpu_pt_pages_for_unmap(va, range));
+	ret = vgpu_vm_pt_reserve(vm, up, vgpu_pt_pages_for_unmap(va, range));
 	if (ret)
 		goto out;
 	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, &ctx, va, range);
@@ -382,10 +496,13 @@ out:
 /**
  * vgpu_vm_create() - a new, empty GPU VM
  * @vdev: vgpu device
+ * @kernel: the kernel's own VM: its root now, no page-table limit
+ *
+ * A user VM allocates nothing on the device until its first mapping.
  *
  * Return: the VM with one reference, or an ERR_PTR().
  */
-struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev)
+struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 {
 	struct drm_device *drm = &vdev->drm;
 	struct drm_gem_object *r_obj;
@@ -397,63 +514,68 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev)
 	if (!vm)
 		return ERR_PTR(-ENOMEM);
 	vm->vdev = vdev;
+	vm->kernel = kernel;
 	vm->hw_ctx = -1;
 	init_rwsem(&vm->lock);
 	mutex_init(&vm->pt_lock);
 	mutex_init(&vm->entity_lock);
 	INIT_LIST_HEAD(&vm->rebind);
+	vgpu_stream_init(vm);
 
 	r_obj = drm_gpuvm_resv_object_alloc(drm);
 	if (!r_obj) {
-		ret = -ENOMEM;
-		goto err_free_vm;
+		kfree(vm);
+		return ERR_PTR(-ENOMEM);
 	}
 	drm_gpuvm_init(&vm->gpuvm, "vgpu", 0, drm, r_obj, 0, VGPU_VA_END,
 		       VGPU_VM_USER_END, VGPU_VA_END - VGPU_VM_USER_END,
 		       &vgpu_gpuvm_ops);
 	/* drm_gpuvm holds its own reference to the resv object. */
 	drm_gem_object_put(r_obj);
-
-	vm->fence_bo = vgpu_bo_create_kernel(vdev, SZ_4K, DRM_VGPU_PLACE_VRAM, 0);
-	if (IS_ERR(vm->fence_bo)) {
-		ret = PTR_ERR(vm->fence_bo);
-		vm->fence_bo = NULL;
-		goto err_put_gpuvm;
-	}
+	if (!kernel)
+		return vm;
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-	ret = vgpu_vm_pt_reserve(&up, 1 + vgpu_pt_pages_for_map(VGPU_VM_FENCE_VA, SZ_4K));
-	if (ret)
-		goto err_put_gpuvm;
+	ret = vgpu_vm_root_prepare(vm, &up);
 	mutex_lock(&vm->pt_lock);
-	vm->root = vgpu_pt_alloc(&up, VGPU_PT_LEVELS - 1);
-	ret = vgpu_pt_map(&up, vm->root, VGPU_VM_FENCE_VA, SZ_4K,
-			  &vm->fence_bo->tbo, vm->fence_bo->tbo.resource, 0,
-			  VGPU_PTE_READ | VGPU_PTE_WRITE);
 	vgpu_pt_release(&up);
 	mutex_unlock(&vm->pt_lock);
-	if (ret)
-		goto err_put_gpuvm;
+	if (ret) {
+		/* vgpu_vm_free() frees @vm once drm_gpuvm lets go. */
+		drm_gpuvm_put(&vm->gpuvm);
+		return ERR_PTR(ret);
+	}
 	return vm;
+}
 
-err_put_gpuvm:
-	/* vgpu_vm_free() frees @vm once drm_gpuvm lets go. */
-	if (vm->root)
-		vgpu_pt_free_tree(vdev, vm->root);
-	vgpu_bo_free_kernel(vm->fence_bo);
-	drm_gpuvm_put(&vm->gpuvm);
-	return ERR_PTR(ret);
+/*
+ * Take every user mapping out of the VM.  Nothing here can fail: whole
+ * mappings are removed, so no large leaf is split and no table allocated.
+ */
+static void vgpu_vm_unmap_all(struct vgpu_vm *vm, struct vgpu_pt_update *up)
+{
+	struct drm_gpuva *va, *next;
 
-err_free_vm:
-	kfree(vm);
-	return ERR_PTR(ret);
+	lockdep_assert_held_write(&vm->lock);
+	drm_gpuvm_for_each_va_safe(va, next, &vm->gpuvm) {
+		struct drm_gpuva_op_unmap unmap = { .va = va };
+		struct drm_gpuva_op op = { .op = DRM_GPUVA_OP_UNMAP,
+					   .unmap = unmap };
+		struct vgpu_vm_op_ctx ctx = { .vm = vm, .up = up };
+
+		if (va == &vm->gpuvm.kernel_alloc_node)
+			continue;
+		vgpu_vm_step_unmap(&op, &ctx);
+	}
 }
 
 /**
  * vgpu_vm_destroy() - unmap everything and give back the VM's resources
  * @vm: VM of a closing file; no job of it is left
  *
- * Drops the file's reference; the memory goes when the last job does.
+ * Cannot fail half-way: the mappings go without allocating, then the
+ * context, then the page tables.  Drops the file's reference; the memory
+ * goes when the last job does.
  */
 void vgpu_vm_destroy(struct vgpu_vm *vm)
 {
@@ -462,9 +584,8 @@ void vgpu_vm_destroy(struct vgpu_vm *vm)
 
 	down_write(&vm->lock);
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-	vgpu_vm_op_unmap(vm, &up, 0, VGPU_VM_USER_END);
+	vgpu_vm_unmap_all(vm, &up);
 	mutex_lock(&vm->pt_lock);
-	vgpu_pt_unmap(&up, vm->root, VGPU_VM_FENCE_VA, SZ_4K);
 	vgpu_vm_pt_commit_locked(vm, &up);
 	mutex_unlock(&vm->pt_lock);
 
@@ -472,14 +593,74 @@ void vgpu_vm_destroy(struct vgpu_vm *vm)
 	vgpu_ctx_release(vm);
 	mutex_lock(&vm->pt_lock);
 	vgpu_pt_free_tree(vdev, vm->root);
-	vm->root = NULL;
+	WRITE_ONCE(vm->root, NULL);
 	mutex_unlock(&vm->pt_lock);
-	vgpu_bo_free_kernel(vm->fence_bo);
-	vm->fence_bo = NULL;
 	up_write(&vm->lock);
 
 	vgpu_vm_put(vm);
 	vgpu_pt_pool_trim(vdev);
+}
+
+/* The last jobs of a closed file finished: free what they used. */
+static void vgpu_vm_close_work(struct work_struct *work)
+{
+	struct vgpu_vm *vm = container_of(work, struct vgpu_vm, close_work);
+	int i;
+
+	for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+		if (!vm->close_fences[i])
+			continue;
+		/* Bounded: the VM is banned, its jobs get no extension. */
+		dma_fence_wait(vm->close_fences[i], false);
+		dma_fence_put(vm->close_fences[i]);
+		vm->close_fences[i] = NULL;
+	}
+	vgpu_vm_destroy(vm);
+}
+
+/**
+ * vgpu_vm_close() - the file owning a VM is closing
+ * @vm: the file's VM
+ *
+ * Jobs still queued get the scheduler's flush timeout to reach the
+ * device, then are killed; the VM is banned, so that its jobs on the
+ * device end by the job timeout at the latest (no extension for progress)
+ * and nothing new starts.  close() waits for them for at most
+ * %VGPU_VM_CLOSE_WAIT_MS, killably; if they still run, the VM's page
+ * tables and context are freed by a worker once they finish.
+ */
+void vgpu_vm_close(struct vgpu_vm *vm)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	unsigned long end = jiffies + msecs_to_jiffies(VGPU_VM_CLOSE_WAIT_MS);
+	bool busy = false;
+	int i, idx;
+
+	vgpu_vm_entities_fini(vm, vm->close_fences);
+	vgpu_vm_ban(vm);
+	for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+		struct dma_fence *f = vm->close_fences[i];
+		long left = max_t(long, (long)(end - jiffies), 0);
+
+		if (!f)
+			continue;
+		if (!busy && dma_fence_wait_timeout(f, true, left) > 0) {
+			dma_fence_put(f);
+			vm->close_fences[i] = NULL;
+		} else if (!dma_fence_is_signaled(f)) {
+			busy = true;
+		}
+	}
+	/* An unplugged device signalled every fence: nothing to defer. */
+	if (busy && drm_dev_enter(&vdev->drm, &idx)) {
+		drm_dbg_driver(&vdev->drm, "VM of client %llu: jobs still running at close, freeing later\n",
+			       vm->client_id);
+		INIT_WORK(&vm->close_work, vgpu_vm_close_work);
+		queue_work(vdev->wq, &vm->close_work);
+		drm_dev_exit(idx);
+		return;
+	}
+	vgpu_vm_close_work(&vm->close_work);
 }
 
 /**
@@ -569,7 +750,7 @@ int vgpu_vm_rebind(struct vgpu_vm *vm)
 			list_del_init(&vma->rebind_link);
 			if (vma->mapped)
 				continue;
-			ret = vgpu_vm_pt_map_vma(vm, &up, vma);
+			ret = vgpu_vm_pt_map_vma(vm, &up, vma, false);
 			if (ret)
 				goto out;
 		}

@@ -23,8 +23,10 @@ struct vgpu_pt_update;
 #define VGPU_VM_USER_START	SZ_2M
 /** VGPU_VM_USER_END - end of the user VA range; the top 1 GiB is the kernel's */
 #define VGPU_VM_USER_END	(VGPU_VA_END - SZ_1G)
-/** VGPU_VM_FENCE_VA - where each VM maps its fence page */
-#define VGPU_VM_FENCE_VA	VGPU_VM_USER_END
+/** VGPU_VM_STREAM_VA - where a VM maps its inline-stream buffer, read-only */
+#define VGPU_VM_STREAM_VA	VGPU_VM_USER_END
+/** VGPU_VM_CLOSE_WAIT_MS - longest close() waits for the file's jobs */
+#define VGPU_VM_CLOSE_WAIT_MS	1000
 /** VGPU_VM_MAX_BIND_OPS - operations per VM_BIND call */
 #define VGPU_VM_MAX_BIND_OPS	1024
 
@@ -57,12 +59,31 @@ static inline bool vgpu_vm_banned(struct vgpu_vm *vm)
 	return atomic_read(&vm->banned);
 }
 
-struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev);
+/**
+ * vgpu_vm_root_desc() - the context root register value for a VM
+ * @vm: VM
+ *
+ * Return: its root table's descriptor, or 0 (not valid: the device stops
+ * a queue that runs on it with a CONTEXT error) while the VM has no page
+ * table yet.  Every job's VM has one: its stream is mapped.
+ */
+static inline u64 vgpu_vm_root_desc(const struct vgpu_vm *vm)
+{
+	return vm->root ? vgpu_pt_desc(vm->root) : 0;
+}
+
+struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel);
 void vgpu_vm_destroy(struct vgpu_vm *vm);
+void vgpu_vm_close(struct vgpu_vm *vm);
 void vgpu_vm_ban(struct vgpu_vm *vm);
 int vgpu_vm_rebind(struct vgpu_vm *vm);
 void vgpu_vm_bo_move(struct vgpu_bo *bo, struct ttm_resource *new_mem);
-int vgpu_vm_pt_reserve(struct vgpu_pt_update *up, unsigned int n);
+bool vgpu_vm_pt_over_limit(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+			   unsigned int n);
+int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+		       unsigned int n);
+int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, struct vgpu_bo *bo,
+		       u64 pte_flags);
 void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up);
 void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q);
 

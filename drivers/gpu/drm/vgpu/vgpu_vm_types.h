@@ -10,12 +10,14 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_gpuvm.h>
 
 #include "vgpu_hw.h"
 #include "vgpu_paging_types.h"	/* Demand paging */
 #include "vgpu_pt.h"
+#include "vgpu_stream_types.h"
 
 struct drm_sched_entity;
 struct vgpu_bo;
@@ -75,16 +77,16 @@ struct vgpu_vm_counters {
  * @pt_lock: the page-table tree, @pt_stats, @rebind and each mapping's
  *	@mapped state.  Taken inside BO reservations and the per-BO gpuva
  *	lock; never held while allocating VRAM.
- * @root: root page table (level 3), for the VM's whole life.
+ * @root: root page table (level 3), allocated with the VM's first mapping
+ *	(an open file pins no page table) and kept for the VM's life.
+ * @kernel: the kernel's own VM (copy engine): no page-table limit.
  * @pt_stats: leaves and tables written.
  * @rebind: mappings whose BO moved, to map again before the next job.
- * @fence_bo: kernel BO holding the seqnos the queues' FENCE commands
- *	write, mapped at %VGPU_VM_FENCE_VA.
+ * @stream: inline command streams of the VM's jobs (vgpu_stream.c).
  * @hw_ctx: hardware context owned, or -1 (protected by &vgpu_ctx_mgr.lock).
  * @ctx_users: jobs using @hw_ctx; raised under &vgpu_ctx_mgr.lock,
  *	lowered anywhere.
  * @ctx_stamp: LRU stamp of the last use of @hw_ctx.
- * @last_fence: fence of the VM's last job (&vgpu_ctx_mgr.fence_lock).
  * @ctr_base: device counters of @hw_ctx when it was acquired.
  * @ctr_acc: device counters accumulated over past contexts.
  * @banned: a GPU fault killed a job; EXEC and VM_BIND refuse.
@@ -94,6 +96,8 @@ struct vgpu_vm_counters {
  *	by &vgpu_paging.lock.
  * @entity_lock: protects @entities creation.
  * @entities: scheduler entity per exec queue, created on first use.
+ * @close_fences: at close, the last job handed to the device per queue.
+ * @close_work: frees the VM once @close_fences signalled (vgpu_vm_close()).
  */
 struct vgpu_vm {
 	struct drm_gpuvm gpuvm;
@@ -102,14 +106,14 @@ struct vgpu_vm {
 	struct rw_semaphore lock;
 	struct mutex pt_lock;
 	struct vgpu_pt *root;
+	bool kernel;
 	struct vgpu_pt_stats pt_stats;
 	struct list_head rebind;
-	struct vgpu_bo *fence_bo;
+	struct vgpu_stream stream;
 
 	int hw_ctx;
 	atomic_t ctx_users;
 	u64 ctx_stamp;
-	struct dma_fence *last_fence;
 	u64 ctr_base[VGPU_CTR_NR];
 	u64 ctr_acc[VGPU_CTR_NR];
 
@@ -120,6 +124,8 @@ struct vgpu_vm {
 
 	struct mutex entity_lock;
 	struct drm_sched_entity *entities[VGPU_NUM_QUEUES];
+	struct dma_fence *close_fences[VGPU_NUM_QUEUES];
+	struct work_struct close_work;
 };
 
 #endif /* __VGPU_VM_TYPES_H__ */
