@@ -104,12 +104,16 @@ static void vgpu_ctx_snapshot(struct vgpu_device *vdev, u32 ctx, u64 *ctr)
 static void vgpu_ctx_detach_locked(struct vgpu_device *vdev, struct vgpu_vm *vm)
 {
 	u64 now[VGPU_CTR_NR];
-	int i;
+	int i, idx;
 
 	lockdep_assert_held(&vdev->ctx.lock);
-	vgpu_ctx_snapshot(vdev, vm->hw_ctx, now);
-	for (i = 0; i < VGPU_CTR_NR; i++)
-		vm->ctr_acc[i] += now[i] - vm->ctr_base[i];
+	/* An unplugged device's counters are gone with it. */
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		vgpu_ctx_snapshot(vdev, vm->hw_ctx, now);
+		for (i = 0; i < VGPU_CTR_NR; i++)
+			vm->ctr_acc[i] += now[i] - vm->ctr_base[i];
+		drm_dev_exit(idx);
+	}
 	vdev->ctx.owner[vm->hw_ctx] = NULL;
 	vm->hw_ctx = -1;
 }

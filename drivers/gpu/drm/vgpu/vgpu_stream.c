@@ -4,14 +4,12 @@
  */
 
 #include <linux/dma-fence.h>
-#include <linux/iosys-map.h>
+#include <linux/dma-mapping.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_suballoc.h>
-#include <drm/ttm/ttm_bo.h>
 #include <drm/vgpu_drm.h>
 
-#include "vgpu_bo.h"
 #include "vgpu_drv.h"
 #include "vgpu_stream.h"
 #include "vgpu_vm.h"
@@ -27,9 +25,9 @@
  * an inline stream (EXEC without %DRM_VGPU_EXEC_CMDS_BO) is copied into
  * the VM's stream buffer and called from there.
  *
- * The stream buffer is a kernel BO of %VGPU_STREAM_BUF_SIZE in system
- * memory, pinned, created on the VM's first inline EXEC and mapped
- * read-only at %VGPU_VM_STREAM_VA, in the kernel's part of the VA space:
+ * The stream buffer is %VGPU_STREAM_BUF_SIZE of coherent system memory
+ * (outside TTM, so it never moves), allocated on the VM's first inline
+ * EXEC and mapped read-only at %VGPU_VM_STREAM_VA, in the kernel's part of the VA space:
  * the user's commands cannot rewrite it, and no other VM sees it.  Each
  * job takes a piece with drm_suballoc, freed with the job's finished
  * fence, so a full buffer makes EXEC wait (interruptibly) for older jobs
@@ -44,35 +42,23 @@ static int vgpu_stream_create(struct vgpu_vm *vm)
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_stream *st = &vm->stream;
-	struct vgpu_bo *bo;
 	int ret;
 
-	bo = vgpu_bo_create_kernel(vdev, VGPU_STREAM_BUF_SIZE,
-				   DRM_VGPU_PLACE_SYSTEM, 0);
-	if (IS_ERR(bo))
-		return PTR_ERR(bo);
-
-	dma_resv_lock(bo->tbo.base.resv, NULL);
-	ret = ttm_bo_vmap(&bo->tbo, &st->map);
-	dma_resv_unlock(bo->tbo.base.resv);
-	if (ret)
-		goto err_free;
-
-	ret = vgpu_vm_map_kernel(vm, VGPU_VM_STREAM_VA, bo, VGPU_PTE_READ);
-	if (ret)
-		goto err_vunmap;
-
+	st->cpu = dma_alloc_coherent(vdev->drm.dev, VGPU_STREAM_BUF_SIZE,
+				     &st->dma, GFP_KERNEL);
+	if (!st->cpu)
+		return -ENOMEM;
+	ret = vgpu_vm_map_kernel(vm, VGPU_VM_STREAM_VA, st->dma,
+				 VGPU_STREAM_BUF_SIZE,
+				 VGPU_PTE_READ | VGPU_PTE_SYSTEM);
+	if (ret) {
+		dma_free_coherent(vdev->drm.dev, VGPU_STREAM_BUF_SIZE, st->cpu,
+				  st->dma);
+		st->cpu = NULL;
+		return ret;
+	}
 	drm_suballoc_manager_init(&st->sa, VGPU_STREAM_BUF_SIZE, sizeof(u64));
-	st->bo = bo;
 	return 0;
-
-err_vunmap:
-	dma_resv_lock(bo->tbo.base.resv, NULL);
-	ttm_bo_vunmap(&bo->tbo, &st->map);
-	dma_resv_unlock(bo->tbo.base.resv);
-err_free:
-	vgpu_bo_free_kernel(bo);
-	return ret;
 }
 
 /**
@@ -97,7 +83,7 @@ struct drm_suballoc *vgpu_stream_copy(struct vgpu_vm *vm,
 
 	BUILD_BUG_ON(DRM_VGPU_EXEC_MAX_CMDS_SIZE > VGPU_STREAM_BUF_SIZE / 2);
 	mutex_lock(&st->lock);
-	if (!st->bo)
+	if (!st->cpu)
 		ret = vgpu_stream_create(vm);
 	mutex_unlock(&st->lock);
 	if (ret)
@@ -106,8 +92,7 @@ struct drm_suballoc *vgpu_stream_copy(struct vgpu_vm *vm,
 	sa = drm_suballoc_new(&st->sa, size, GFP_KERNEL, true, 0);
 	if (IS_ERR(sa))
 		return sa;
-	if (copy_from_user(st->map.vaddr + drm_suballoc_soffset(sa), user,
-			   size)) {
+	if (copy_from_user(st->cpu + drm_suballoc_soffset(sa), user, size)) {
 		drm_suballoc_free(sa, NULL);
 		return ERR_PTR(-EFAULT);
 	}
@@ -134,7 +119,7 @@ void vgpu_stream_free(struct drm_suballoc *sa, struct dma_fence *fence)
  */
 u64 vgpu_stream_pinned(struct vgpu_vm *vm)
 {
-	return READ_ONCE(vm->stream.bo) ? VGPU_STREAM_BUF_SIZE : 0;
+	return READ_ONCE(vm->stream.cpu) ? VGPU_STREAM_BUF_SIZE : 0;
 }
 
 /**
@@ -154,14 +139,12 @@ void vgpu_stream_fini(struct vgpu_vm *vm)
 {
 	struct vgpu_stream *st = &vm->stream;
 
-	if (st->bo) {
+	if (st->cpu) {
 		/* Every job's fence has signalled: the pieces are free. */
 		drm_suballoc_manager_fini(&st->sa);
-		dma_resv_lock(st->bo->tbo.base.resv, NULL);
-		ttm_bo_vunmap(&st->bo->tbo, &st->map);
-		dma_resv_unlock(st->bo->tbo.base.resv);
-		vgpu_bo_free_kernel(st->bo);
-		st->bo = NULL;
+		dma_free_coherent(vm->vdev->drm.dev, VGPU_STREAM_BUF_SIZE,
+				  st->cpu, st->dma);
+		st->cpu = NULL;
 	}
 	mutex_destroy(&st->lock);
 }

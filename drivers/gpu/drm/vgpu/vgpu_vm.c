@@ -103,6 +103,16 @@ void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up)
 	vgpu_pt_release(up);
 }
 
+/* Reserve without the VM's limit: unmapping must always be possible. */
+static int vgpu_vm_pt_reserve_any(struct vgpu_pt_update *up, unsigned int n)
+{
+	int ret = vgpu_pt_pool_reserve(up->vdev, n);
+
+	if (!ret)
+		up->reserved += n;
+	return ret;
+}
+
 /**
  * vgpu_vm_pt_over_limit() - would @n more tables exceed the VM's limit?
  * @vm: VM
@@ -135,15 +145,9 @@ bool vgpu_vm_pt_over_limit(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 		       unsigned int n)
 {
-	int ret;
-
 	if (vgpu_vm_pt_over_limit(vm, up, n))
 		return -ENOSPC;
-	ret = vgpu_pt_pool_reserve(up->vdev, n);
-
-	if (!ret)
-		up->reserved += n;
-	return ret;
+	return vgpu_vm_pt_reserve_any(up, n);
 }
 
 /*
@@ -168,33 +172,33 @@ static int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up)
 }
 
 /**
- * vgpu_vm_map_kernel() - map a kernel BO into the kernel part of a VM
+ * vgpu_vm_map_kernel() - map kernel memory into the kernel part of a VM
  * @vm: VM
  * @va: where, at or above %VGPU_VM_USER_END
- * @bo: kernel BO, pinned
- * @pte_flags: %VGPU_PTE_READ / _WRITE
+ * @addr: device address (DMA address with %VGPU_PTE_SYSTEM), contiguous
+ * @size: bytes
+ * @pte_flags: %VGPU_PTE_READ / _WRITE, %VGPU_PTE_SYSTEM
  *
  * The mapping lasts as long as the VM's page tables.
  *
  * Return: 0 or a negative errno.
  */
-int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, struct vgpu_bo *bo,
+int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 		       u64 pte_flags)
 {
-	u64 size = bo->tbo.base.size;
 	struct vgpu_pt_update up;
 	int ret;
 
-	if (WARN_ON(va < VGPU_VM_USER_END || !bo->tbo.pin_count))
+	if (WARN_ON(va < VGPU_VM_USER_END))
 		return -EINVAL;
 	vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
 	ret = vgpu_vm_root_prepare(vm, &up);
 	if (!ret)
-		ret = vgpu_vm_pt_reserve(vm, &up, vgpu_pt_pages_for_map(va, size));
+		ret = vgpu_vm_pt_reserve(vm, &up,
+					 vgpu_pt_pages_for_linear_map(va, size));
 	mutex_lock(&vm->pt_lock);
 	if (!ret)
-		ret = vgpu_pt_map(&up, vm->root, va, size, &bo->tbo,
-				  bo->tbo.resource, 0, pte_flags);
+		vgpu_pt_map_linear(&up, vm->root, va, addr, size, pte_flags);
 	vgpu_vm_pt_commit_locked(vm, &up);
 	mutex_unlock(&vm->pt_lock);
 	return ret;
@@ -480,8 +484,11 @@ static int vgpu_vm_op_unmap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Splitting large leaves at the two ends takes a table each. */
-	ret = vgpu_vm_pt_reserve(vm, up, vgpu_pt_pages_for_unmap(va, range));
+	/*
+	 * Splitting large leaves at the two ends takes a table each, even
+	 * above the VM's limit: an unmap must not fail for it.
+	 */
+	ret = vgpu_vm_pt_reserve_any(up, vgpu_pt_pages_for_unmap(va, range));
 	if (ret)
 		goto out;
 	ret = drm_gpuvm_sm_unmap(&vm->gpuvm, &ctx, va, range);

@@ -82,7 +82,7 @@ bool vgpu_vm_pt_over_limit(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 			   unsigned int n);
 int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 		       unsigned int n);
-int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, struct vgpu_bo *bo,
+int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 		       u64 pte_flags);
 void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up);
 void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q);
