@@ -681,6 +681,7 @@ TEST_F(observe, debugfs_files)
 TEST_F(observe, debugfs_reset_counters)
 {
 	const uint64_t size = 1 * MiB;
+	struct drm_vgpu_query_counters c0, c1;
 	uint64_t hits;
 	uint32_t h;
 
@@ -693,8 +694,15 @@ TEST_F(observe, debugfs_reset_counters)
 	       fdinfo_u64(self->dev.fd, "drm-vgpu-tlb-l1-misses");
 	EXPECT_LT(0, sysfs_u64(self->sys, "counters/commands"));
 
+	ASSERT_EQ(0, vgpu_query_counters(&self->dev, &c0));
 	EXPECT_EQ(-EINVAL, write_file(self->dbg, "reset_counters", "maybe"));
 	EXPECT_EQ(0, write_file(self->dbg, "reset_counters", "1"));
+	/* The strict-mode counters count since probe: a reset hides nothing. */
+	ASSERT_EQ(0, vgpu_query_counters(&self->dev, &c1));
+	EXPECT_EQ(c0.counters[VGPU_CTR_STRICT_STALE], c1.counters[VGPU_CTR_STRICT_STALE]);
+	EXPECT_EQ(c0.counters[VGPU_CTR_STRICT_BAD_CONTEXT],
+		  c1.counters[VGPU_CTR_STRICT_BAD_CONTEXT]);
+	EXPECT_GT(c0.counters[VGPU_CTR_COMMANDS], c1.counters[VGPU_CTR_COMMANDS]);
 	EXPECT_EQ(0, sysfs_u64(self->sys, "counters/tlb_l1_hits"));
 	EXPECT_EQ(0, sysfs_u64(self->sys, "counters/tlb_l1_misses"));
 	EXPECT_EQ(0, sysfs_u64(self->sys, "counters/gpu_faults"));

@@ -178,6 +178,51 @@ TEST_F(vm, page_tables_freed)
 	EXPECT_EQ(1, q1.pt_pages);			/* the root stays */
 }
 
+/*
+ * VM_BIND while the CPU-visible window is full of mapped BOs: growing the
+ * page-table pool (which lives in that window) makes TTM evict one of
+ * them, whose move takes its gpuva lock.  The bind must not hold another
+ * BO's gpuva lock then (lockdep: recursive locking on the debug kernel),
+ * and every evicted BO keeps its data.
+ */
+TEST_F(vm, bind_grows_pool_over_mapped_bos)
+{
+	uint64_t n = self->dev.visible_size / MiB, i, bad = 0;
+	struct drm_vgpu_query_memory m0, m1;
+	uint32_t *bo = calloc(n + 1, sizeof(*bo));
+	uint32_t **cpu = calloc(n + 1, sizeof(*cpu));
+
+	ASSERT_NE(NULL, bo);
+	ASSERT_NE(NULL, cpu);
+	for (i = 0; i <= n; i++) {
+		ASSERT_EQ(0, vgpu_bo_create(&self->dev, MiB, VGPU_PLACE_VRAM,
+					    DRM_VGPU_BO_CPU_ACCESS, &bo[i]));
+		ASSERT_EQ(0, vgpu_bo_map(&self->dev, bo[i], MiB, (void **)&cpu[i]));
+		for (uint64_t j = 0; j < MiB / 4; j += 1024)
+			cpu[i][j] = (uint32_t)(i * 0x01000193u + j);
+	}
+	vgpu_query_memory(&self->dev, &m0);
+	/* 512 GiB apart: three new tables each, the pool grows several times. */
+	for (i = 0; i <= n; i++)
+		ASSERT_EQ(0, vgpu_vm_map(&self->dev, bo[i], 0, (i + 1) << 39, MiB,
+					 VGPU_MAP_RW)) TH_LOG("bind %llu", (unsigned long long)i);
+	/* Some bind evicted a mapped BO (whose tables went with it). */
+	vgpu_query_memory(&self->dev, &m1);
+	TH_LOG("%llu binds: %llu evictions, %llu page tables",
+	       (unsigned long long)n + 1,
+	       (unsigned long long)(m1.evictions - m0.evictions),
+	       (unsigned long long)qvm(&self->dev).pt_pages);
+	EXPECT_LT(m0.evictions, m1.evictions);
+	for (i = 0; i <= n; i++) {
+		for (uint64_t j = 0; j < MiB / 4; j += 1024)
+			bad += cpu[i][j] != (uint32_t)(i * 0x01000193u + j);
+		vgpu_bo_unmap(cpu[i], MiB);
+	}
+	EXPECT_EQ(0, bad);
+	free(bo);
+	free(cpu);
+}
+
 /* ---------------------------------------------------------- errnos --- */
 
 static int bind1(struct vgpu_dev *dev, struct drm_vgpu_vm_bind_op *op)

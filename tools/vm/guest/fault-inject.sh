@@ -14,6 +14,8 @@
 #   bo-mmap      sweep mmap() of a BO and CPU faults on every page
 #   vm-bind      sweep VM_BIND MAP + UNMAP of a 2 MiB BO
 #   exec         sweep EXEC of a FILL on a bound BO, and its fence wait
+#   close        sweep close() of a file with live mappings, then force
+#                evictions from another file
 #   random       probabilistic: failslab + fail_page_alloc at 10%, limited
 #                to the test process by task-filter/make-it-fail, over
 #                bind/unbind, open and ioctl loops
@@ -420,7 +422,7 @@ test_reload() {
 	fi
 }
 
-[ $# -gt 0 ] || set -- probe open get-param bo-create bo-mmap vm-bind exec random reload
+[ $# -gt 0 ] || set -- probe open get-param bo-create bo-mmap vm-bind exec close random reload
 fi_off
 for t in "$@"; do
 	case $t in
@@ -434,6 +436,7 @@ for t in "$@"; do
 	vm-bind)	test_op "vm-bind vram" vm-bind vram
 			test_op "vm-bind system" vm-bind system ;;
 	exec)		test_op "exec vram" exec vram ;;
+	close)		test_op "close vram" close vram ;;
 	random)		test_random ;;
 	reload)		test_reload ;;
 	*)		tap not-ok "fault-inject: unknown test '$t'" ;;

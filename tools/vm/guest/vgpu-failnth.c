@@ -356,6 +356,46 @@ static int run_exec(struct ctx *c)
 	return xioctl(c->fd, DRM_IOCTL_SYNCOBJ_WAIT, &sw);
 }
 
+/*
+ * close: a file with live mappings (two BOs, a job's stream buffer) is
+ * closed under injection; then another file fills VRAM twice over, so
+ * that TTM evicts whatever the closed VM left behind: an eviction that
+ * walked a freed or half-torn-down VM would crash here.
+ */
+static void setup_close(struct ctx *c)
+{
+	__u64 va;
+	__u32 bo2;
+
+	setup_exec(c);
+	must(run_exec(c), "EXEC");
+	va = c->va + (2 << 20);
+	must(bo_create(c, 2 << 20, 2 << 20, &bo2), "BO_CREATE");
+	must(bind_op(c, DRM_VGPU_VM_BIND_OP_MAP, bo2, va, 2 << 20), "VM_BIND");
+}
+
+static int run_close(struct ctx *c)
+{
+	close(c->fd);
+	c->fd = -1;
+	return 0;
+}
+
+static void teardown_close(struct ctx *c)
+{
+	struct ctx other = { .argv = c->argv, .fd = -1 };
+	__u64 vram, done;
+	__u32 h;
+
+	setup_dev(&other);
+	vram = get_param(&other, DRM_VGPU_PARAM_VRAM_SIZE);
+	other.placements = DRM_VGPU_PLACE_VRAM;
+	for (done = 0; done < 2 * vram; done += 4 << 20)
+		if (bo_create(&other, 4 << 20, 0, &h))
+			break;
+	teardown_dev(&other);
+}
+
 struct op {
 	const char *name;
 	int nargs;
@@ -378,6 +418,7 @@ static const struct op ops[] = {
 	{ "bo-mmap", 2, setup_bo_mmap, run_bo_mmap, teardown_dev },
 	{ "vm-bind", 2, setup_vm_bind, run_vm_bind, teardown_dev },
 	{ "exec", 2, setup_exec, run_exec, teardown_dev },
+	{ "close", 2, setup_close, run_close, teardown_close },
 };
 
 static void usage(void)

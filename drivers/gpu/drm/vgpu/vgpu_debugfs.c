@@ -25,6 +25,7 @@
 #include "vgpu_fault_log.h"
 #include "vgpu_policy.h"
 #include "vgpu_pt.h"
+#include "vgpu_query.h"
 #include "vgpu_sysfs.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
@@ -49,7 +50,10 @@
  *   and fault counters.
  * - ``reset_counters`` (write-only): writing 1 zeroes the device counters
  *   (CONTROL.COUNTERS_RESET) and the driver's device-wide counters.
- *   Per-client counters (fdinfo) are not reset: they stay monotonic.
+ *   Per-client counters (fdinfo) are not reset: they stay monotonic, and
+ *   so do the strict-mode counters (``STRICT_STALE``,
+ *   ``STRICT_BAD_CONTEXT``), whose counts since probe every view keeps
+ *   showing, so that a reset cannot hide a stale-TLB use.
  *
  * The files read live state under the locks that protect it; none of
  * them changes anything except ``reset_counters``.
@@ -489,7 +493,7 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 
 	seq_puts(m, "[device]\n");
 	for (i = 0; i < VGPU_CTR_NR; i++)
-		ctr[i] = vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i));
+		ctr[i] = vgpu_counter_read(vdev, i);
 	vgpu_debugfs_bank(m, ctr);
 
 	mutex_lock(&vdev->ctx.lock);
@@ -585,6 +589,9 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 				vm->ctr_base[i] = 0;
 			}
 		}
+		for (i = 0; i < VGPU_CTR_NR; i++)
+			if (VGPU_CTR_KEPT & BIT(i))
+				vdev->ctr_kept[i] += vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i));
 		vgpu_wr32(vdev, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
 		cm->steals = 0;
 		mutex_unlock(&cm->lock);

@@ -36,6 +36,10 @@
 #define VGPU_CAPS_REQUIRED	(VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE | \
 				 VGPU_CAPS_PRIV_LEVELS)
 
+/** VGPU_CTR_KEPT - device counters a counter reset must not hide */
+#define VGPU_CTR_KEPT		(BIT(VGPU_CTR_STRICT_STALE) | \
+				 BIT(VGPU_CTR_STRICT_BAD_CONTEXT))
+
 /** VGPU_KERNEL_CONTEXTS - hardware contexts the kernel keeps (context 0) */
 #define VGPU_KERNEL_CONTEXTS	1
 
@@ -95,6 +99,8 @@ struct vgpu_stats {
  * @policy: eviction and placement policies (sysfs).
  * @migrate: the kernel's copy engine.
  * @wq: frees the VMs of closed files whose jobs outlived close().
+ * @ctr_kept: what the %VGPU_CTR_KEPT counters had counted before the
+ *	device's counters were last reset (protected by &vgpu_ctx_mgr.lock).
  * @paging: demand paging: fault batching, eviction policy state, counters.
  * @nr_queues: hardware queues in use.
  * @queues: the hardware queues.
@@ -127,6 +133,7 @@ struct vgpu_device {
 	struct vgpu_fault_log fault_log;
 	struct vgpu_policy policy;
 	struct workqueue_struct *wq;
+	u64 ctr_kept[VGPU_CTR_NR];
 	struct vgpu_migrate migrate;
 	struct vgpu_paging paging;
 	u32 nr_queues;

@@ -107,6 +107,23 @@ static void vgpu_query_memory(struct vgpu_device *vdev,
 	m->vram_alloc_failures = st.failures;
 }
 
+/**
+ * vgpu_counter_read() - a device-wide counter as every view shows it
+ * @vdev: vgpu device
+ * @i: ``VGPU_CTR_*``
+ *
+ * The device's global bank, plus, for the counters debugfs'
+ * ``reset_counters`` must not hide (%VGPU_CTR_KEPT: the strict-mode
+ * counters), what they had counted before each reset.
+ *
+ * Context: inside drm_dev_enter().
+ * Return: the count.
+ */
+u64 vgpu_counter_read(struct vgpu_device *vdev, unsigned int i)
+{
+	return vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i)) + vdev->ctr_kept[i];
+}
+
 static void vgpu_query_counters(struct vgpu_device *vdev,
 				struct drm_vgpu_query_counters *c)
 {
@@ -115,7 +132,7 @@ static void vgpu_query_counters(struct vgpu_device *vdev,
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return;
 	for (i = 0; i < DRM_VGPU_NUM_COUNTERS; i++)
-		c->counters[i] = vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i));
+		c->counters[i] = vgpu_counter_read(vdev, i);
 	drm_dev_exit(idx);
 }
 

@@ -5,8 +5,13 @@
 #ifndef __VGPU_QUERY_H__
 #define __VGPU_QUERY_H__
 
+#include <linux/types.h>
+
 struct drm_device;
 struct drm_file;
+struct vgpu_device;
+
+u64 vgpu_counter_read(struct vgpu_device *vdev, unsigned int i);
 
 int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);

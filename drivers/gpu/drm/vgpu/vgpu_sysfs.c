@@ -11,6 +11,7 @@
 
 #include "vgpu_drv.h"
 #include "vgpu_policy.h"
+#include "vgpu_query.h"
 #include "vgpu_sysfs.h"
 #include "vgpu_vram_mgr.h"
 
@@ -235,7 +236,7 @@ static ssize_t vgpu_hw_counter_show(struct device *dev,
 
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
-	v = vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(to_vgpu_sysfs_attr(attr)->idx));
+	v = vgpu_counter_read(vdev, to_vgpu_sysfs_attr(attr)->idx);
 	drm_dev_exit(idx);
 	return sysfs_emit(buf, "%llu\n", v);
 }
