@@ -300,6 +300,8 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_free_irq_vectors;
 
+	mutex_init(&vdev->vms_lock);
+	INIT_LIST_HEAD(&vdev->vms);
 	vdev->wq = alloc_ordered_workqueue("vgpu-close", 0);
 	if (!vdev->wq) {
 		ret = -ENOMEM;
@@ -342,6 +344,9 @@ static void vgpu_remove(struct pci_dev *pdev)
 	vgpu_hw_fini(vdev);
 	/* Every job fence has signalled: deferred closes finish now. */
 	flush_workqueue(vdev->wq);
+	/* Open files keep their BOs and VMs, but not their DMA mappings. */
+	vgpu_vm_unplug_all(vdev);
+	ttm_device_clear_dma_mappings(&vdev->ttm);
 	pci_free_irq_vectors(pdev);
 }
 

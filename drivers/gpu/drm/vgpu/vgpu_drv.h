@@ -99,6 +99,8 @@ struct vgpu_stats {
  * @policy: eviction and placement policies (sysfs).
  * @migrate: the kernel's copy engine.
  * @wq: frees the VMs of closed files whose jobs outlived close().
+ * @vms_lock: protects @vms.
+ * @vms: every user VM, for what must go at unplug (vgpu_vm_unplug_all()).
  * @ctr_kept: what the %VGPU_CTR_KEPT counters had counted before the
  *	device's counters were last reset (protected by &vgpu_ctx_mgr.lock).
  * @paging: demand paging: fault batching, eviction policy state, counters.
@@ -133,6 +135,8 @@ struct vgpu_device {
 	struct vgpu_fault_log fault_log;
 	struct vgpu_policy policy;
 	struct workqueue_struct *wq;
+	struct mutex vms_lock;
+	struct list_head vms;
 	u64 ctr_kept[VGPU_CTR_NR];
 	struct vgpu_migrate migrate;
 	struct vgpu_paging paging;

@@ -626,6 +626,7 @@ int vgpu_queues_init(struct vgpu_device *vdev)
 
 err_fini:
 	vdev->nr_queues = i;
+	vgpu_queues_unplug(vdev);
 	vgpu_queues_fini(vdev);
 	return ret;
 }
@@ -669,6 +670,10 @@ void vgpu_queues_unplug(struct vgpu_device *vdev)
 			vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
 				  VGPU_QUEUE_CONTROL_DISABLE);
 		vgpu_queue_fail_pending(q, -ENODEV);
+		/* Nothing writes the ring any more (drm_dev_enter() fails). */
+		dma_free_coherent(vdev->drm.dev, VGPU_RING_BYTES, q->ring,
+				  q->ring_dma);
+		q->ring = NULL;
 	}
 }
 
@@ -693,8 +698,6 @@ void vgpu_queues_fini(struct vgpu_device *vdev)
 		drm_sched_fini(&q->sched);
 		dma_fence_put(q->last);
 		q->last = NULL;
-		dma_free_coherent(vdev->drm.dev, VGPU_RING_BYTES, q->ring,
-				  q->ring_dma);
 	}
 	vdev->nr_queues = 0;
 }

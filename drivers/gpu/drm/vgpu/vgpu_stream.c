@@ -58,6 +58,7 @@ static int vgpu_stream_create(struct vgpu_vm *vm)
 		return ret;
 	}
 	drm_suballoc_manager_init(&st->sa, VGPU_STREAM_BUF_SIZE, sizeof(u64));
+	st->sa_ready = true;
 	return 0;
 }
 
@@ -83,7 +84,9 @@ struct drm_suballoc *vgpu_stream_copy(struct vgpu_vm *vm,
 
 	BUILD_BUG_ON(DRM_VGPU_EXEC_MAX_CMDS_SIZE > VGPU_STREAM_BUF_SIZE / 2);
 	mutex_lock(&st->lock);
-	if (!st->cpu)
+	if (st->gone)
+		ret = -ENODEV;
+	else if (!st->cpu)
 		ret = vgpu_stream_create(vm);
 	mutex_unlock(&st->lock);
 	if (ret)
@@ -131,6 +134,32 @@ void vgpu_stream_init(struct vgpu_vm *vm)
 	mutex_init(&vm->stream.lock);
 }
 
+/* Free the buffer: every job of @vm is done, or the device is gone. */
+static void vgpu_stream_free_buf(struct vgpu_vm *vm)
+{
+	struct vgpu_stream *st = &vm->stream;
+
+	if (st->cpu)
+		dma_free_coherent(vm->vdev->drm.dev, VGPU_STREAM_BUF_SIZE,
+				  st->cpu, st->dma);
+	st->cpu = NULL;
+}
+
+/**
+ * vgpu_stream_unplug() - the device is gone: free a VM's stream buffer now
+ * @vm: VM of a file that is still open
+ *
+ * DMA memory must not outlive the driver's binding to the device; every
+ * job of the VM has been failed.  Later inline EXECs get -ENODEV.
+ */
+void vgpu_stream_unplug(struct vgpu_vm *vm)
+{
+	mutex_lock(&vm->stream.lock);
+	vm->stream.gone = true;
+	vgpu_stream_free_buf(vm);
+	mutex_unlock(&vm->stream.lock);
+}
+
 /**
  * vgpu_stream_fini() - free the stream buffer of a VM
  * @vm: VM whose last job is gone (its page tables may already be)
@@ -139,12 +168,9 @@ void vgpu_stream_fini(struct vgpu_vm *vm)
 {
 	struct vgpu_stream *st = &vm->stream;
 
-	if (st->cpu) {
-		/* Every job's fence has signalled: the pieces are free. */
+	/* Every job's fence has signalled: the pieces are free. */
+	if (st->sa_ready)
 		drm_suballoc_manager_fini(&st->sa);
-		dma_free_coherent(vm->vdev->drm.dev, VGPU_STREAM_BUF_SIZE,
-				  st->cpu, st->dma);
-		st->cpu = NULL;
-	}
+	vgpu_stream_free_buf(vm);
 	mutex_destroy(&st->lock);
 }

@@ -17,6 +17,7 @@ struct vgpu_vm;
 
 void vgpu_stream_init(struct vgpu_vm *vm);
 void vgpu_stream_fini(struct vgpu_vm *vm);
+void vgpu_stream_unplug(struct vgpu_vm *vm);
 struct drm_suballoc *vgpu_stream_copy(struct vgpu_vm *vm,
 				      const void __user *user, u32 size,
 				      u64 *va);

@@ -17,12 +17,16 @@
  *	%VGPU_VM_STREAM_VA; NULL until the VM's first inline EXEC.
  * @dma: its DMA address.
  * @sa: pieces of the buffer, one per job in flight.
+ * @sa_ready: @sa is initialised (and outlives the buffer on unplug).
+ * @gone: the device was unplugged; the buffer is freed.
  */
 struct vgpu_stream {
 	struct mutex lock;
 	void *cpu;
 	dma_addr_t dma;
 	struct drm_suballoc_manager sa;
+	bool sa_ready;
+	bool gone;
 };
 
 #endif /* __VGPU_STREAM_TYPES_H__ */

@@ -402,6 +402,11 @@ static void vgpu_vm_free(struct drm_gpuvm *gpuvm)
 {
 	struct vgpu_vm *vm = to_vgpu_vm(gpuvm);
 
+	if (!vm->kernel) {
+		mutex_lock(&vm->vdev->vms_lock);
+		list_del(&vm->link);
+		mutex_unlock(&vm->vdev->vms_lock);
+	}
 	vgpu_stream_fini(vm);
 	kfree(vm);
 }
@@ -539,8 +544,12 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 		       &vgpu_gpuvm_ops);
 	/* drm_gpuvm holds its own reference to the resv object. */
 	drm_gem_object_put(r_obj);
-	if (!kernel)
+	if (!kernel) {
+		mutex_lock(&vdev->vms_lock);
+		list_add_tail(&vm->link, &vdev->vms);
+		mutex_unlock(&vdev->vms_lock);
 		return vm;
+	}
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
 	ret = vgpu_vm_root_prepare(vm, &up);
@@ -668,6 +677,23 @@ void vgpu_vm_close(struct vgpu_vm *vm)
 		return;
 	}
 	vgpu_vm_close_work(&vm->close_work);
+}
+
+/**
+ * vgpu_vm_unplug_all() - the device is going: free the VMs' DMA memory
+ * @vdev: vgpu device, unplugged, every job failed
+ *
+ * The files stay open, but DMA memory must not outlive the driver's
+ * binding: each VM's stream buffer goes now.
+ */
+void vgpu_vm_unplug_all(struct vgpu_device *vdev)
+{
+	struct vgpu_vm *vm;
+
+	mutex_lock(&vdev->vms_lock);
+	list_for_each_entry(vm, &vdev->vms, link)
+		vgpu_stream_unplug(vm);
+	mutex_unlock(&vdev->vms_lock);
 }
 
 /**

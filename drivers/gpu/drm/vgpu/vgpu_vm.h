@@ -75,6 +75,7 @@ static inline u64 vgpu_vm_root_desc(const struct vgpu_vm *vm)
 struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel);
 void vgpu_vm_destroy(struct vgpu_vm *vm);
 void vgpu_vm_close(struct vgpu_vm *vm);
+void vgpu_vm_unplug_all(struct vgpu_device *vdev);
 void vgpu_vm_ban(struct vgpu_vm *vm);
 int vgpu_vm_rebind(struct vgpu_vm *vm);
 void vgpu_vm_bo_move(struct vgpu_bo *bo, struct ttm_resource *new_mem);
