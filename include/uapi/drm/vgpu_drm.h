@@ -381,8 +381,12 @@ struct drm_vgpu_vm_bind_op {
  * sizeof(struct drm_vgpu_vm_bind_op), an unaligned or empty range, a range
  * outside [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END), or a BO range
  * past the BO's end; -EFAULT for an unreadable @ops; -ENOENT for an unknown
- * BO handle; -EEXIST when a MAP's range is not free; -ECANCELED when the VM
- * was banned after a GPU fault.
+ * BO handle; -EEXIST when a MAP's range is not free; -ENOSPC when a MAP
+ * would take the VM's page tables past the module parameter
+ * ``vm_max_pt_kib`` (an UNMAP is never refused for it) or VRAM for page
+ * tables cannot be found; -ENOMEM; -ECANCELED when the VM was banned after
+ * a GPU fault.  The VM's page tables are charged to the file in fdinfo
+ * (``drm-vgpu-pt-bytes``); a file that maps nothing has none.
  */
 struct drm_vgpu_vm_bind {
 	/** @vm_id: must be zero (the file's VM). */
@@ -409,7 +413,7 @@ struct drm_vgpu_vm_bind {
 
 /**
  * DRM_VGPU_EXEC_MAX_CMDS_SIZE - largest inline command stream EXEC accepts
- * (bytes at &drm_vgpu_exec.cmds, copied to the queue's ring)
+ * (bytes at &drm_vgpu_exec.cmds, copied into the VM's stream buffer)
  */
 #define DRM_VGPU_EXEC_MAX_CMDS_SIZE	(64u << 10)
 /**
@@ -428,7 +432,11 @@ struct drm_vgpu_vm_bind {
  * from one of two places:
  *
  * - **inline**, from user memory at @cmds: read at submission and copied
- *   to the queue's ring; at most %DRM_VGPU_EXEC_MAX_CMDS_SIZE bytes.
+ *   into the VM's stream buffer (kernel memory, mapped read-only in the
+ *   top GiB of the VM, allocated on the first inline EXEC and charged in
+ *   fdinfo as ``drm-vgpu-stream-bytes``); at most
+ *   %DRM_VGPU_EXEC_MAX_CMDS_SIZE bytes.  When jobs in flight fill the
+ *   buffer, EXEC waits (interruptibly) for the oldest to finish.
  * - **in a BO**, with %DRM_VGPU_EXEC_CMDS_BO: bytes @cmds_offset ..
  *   @cmds_offset + @cmds_size of the BO @cmds_handle, which the file's VM
  *   must map, readable (VM_BIND with %DRM_VGPU_VM_BIND_READ), with one
@@ -439,9 +447,15 @@ struct drm_vgpu_vm_bind {
  *   The stream must not contain ``VGPU_OP_CALL`` (the job fails with
  *   -EIO), and its contents are read when the job runs, not at
  *   submission: userspace must not change them before the job's fence
- *   signals.  Needs a device with ``VGPU_CAPS_CALL``.
+ *   signals.
  *
- * The kernel appends a FENCE of its own.
+ * Either way the stream runs **unprivileged** (hardware.rst, "Privilege
+ * levels"): it may touch memory only through the VM, and its FENCE
+ * commands only write their value to their address.  A FENCE with
+ * ``VGPU_FENCE_FLAG_IRQ`` or ``VGPU_FENCE_FLAG_NOWRITE`` (which would move
+ * the queue's completed seqno) stops the job: its fence ends with -EPERM,
+ * the VM is not banned and the queue carries on.  The job completes only
+ * when the FENCE the kernel appends, in the ring, has run.
  *
  * The job starts when every syncobj in @in_syncs has signalled and every
  * BO mapped in the VM is idle for writes by others (implicit sync through
@@ -483,8 +497,9 @@ struct drm_vgpu_vm_bind {
  * @in_syncs that holds no fence yet; -EFAULT for an
  * unreadable @cmds or @in_syncs; -ENOENT for an unknown BO or syncobj;
  * -ENXIO when no mapping of the VM covers the BO range, -EACCES when only
- * mappings without read permission do; -EOPNOTSUPP for
- * %DRM_VGPU_EXEC_CMDS_BO on a device without ``VGPU_CAPS_CALL``;
+ * mappings without read permission do; -ENOMEM, or -ENOSPC (the VM's
+ * page-table limit) when the stream buffer cannot be set up; -EINTR /
+ * -ERESTARTSYS when a signal interrupts the wait for room in it;
  * -ECANCELED when the VM is banned.  A job whose stream faults while it
  * runs (an address, or the stream itself, not mapped or not permitted)
  * fails with -EFAULT and bans the VM, like any GPU fault.

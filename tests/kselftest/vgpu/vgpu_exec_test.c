@@ -4,7 +4,8 @@
  * COPY and CHECKSUM, CPU read-back) in VRAM and system memory and across
  * eviction, syncobj ordering, GPU faults and their containment, job
  * timeouts, isolation between processes, huge-leaf walk counts, hardware
- * context sharing, strict-mode counters, every refused argument.
+ * context sharing, strict-mode counters, closing a banned VM with jobs on
+ * the rings, every refused argument.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -974,6 +975,103 @@ TEST_F(exec, bad_args)
 	ex.cmds_offset = 2;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
 	EXPECT_ERRNO(EFAULT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, NULL));
+}
+
+/*
+ * Closing a file whose VM was banned waits for the VM's jobs still on the
+ * hardware.  A job that runs after the ban fails at once, before the jobs
+ * queued ahead of it on other rings: it must not let close() free the
+ * page tables and the context of a job still running (found by
+ * vgpu-fuzz: "WARNING ... vgpu_ctx_release" from close()).
+ */
+TEST_F(exec, close_after_ban_waits_for_running_jobs)
+{
+	struct vgpu_dev *dev = &self->dev;
+	uint32_t s_run, s_fault, s_late;
+	struct vgpu_cmd cmd;
+	struct timespec t0, t1;
+	struct buf flags;
+	volatile uint64_t *flag;
+	double closed_after;
+	int status, ready[2], dmabuf, i;
+	uint32_t one = 1;
+	pid_t pid;
+	char byte;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "once is enough");
+	if (dev->exec_queues < 2)
+		SKIP(return, "needs two exec queues");
+	ASSERT_EQ(0, buf_create(dev, &flags, 4096, VGPU_PLACE_SYSTEM,
+				1ull << 32, VGPU_MAP_RW));
+	flag = flags.cpu;
+	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_run));
+	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_fault));
+	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_late));
+	vgpu_cmd_init(&cmd);
+
+	/* Queue 0: a job that sets flag 2, then runs until flag 0 is set. */
+	vgpu_cmd_write(&cmd, flags.va + 16, &one, 1);
+	vgpu_cmd_wait(&cmd, flags.va, 1);
+	ASSERT_EQ(0, vgpu_submit(dev, 0, &cmd, NULL, 0, s_run));
+	/* Queue 1: once flag 1 is set, a fault that bans the VM. */
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_wait(&cmd, flags.va + 8, 1);
+	vgpu_cmd_fill(&cmd, 3ull << 32, 4096, 1);	/* nothing mapped there */
+	ASSERT_EQ(0, vgpu_submit(dev, 1, &cmd, NULL, 0, s_fault));
+	/* Queue 0 again, after the fault: fails at once, banned. */
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_nop(&cmd, 1);
+	ASSERT_EQ(0, vgpu_submit(dev, 0, &cmd, &s_fault, 1, s_late));
+	vgpu_cmd_fini(&cmd);
+
+	/* The first job runs on the GPU: now the fault. */
+	for (i = 0; i < 3000 && !flag[2]; i++)
+		usleep(10000);
+	ASSERT_EQ(1, flag[2]);
+	flag[1] = 1;
+	ASSERT_EQ(0, vgpu_syncobj_wait(dev, s_late, 30 * SEC));
+	EXPECT_EQ(-EFAULT, vgpu_syncobj_status(dev, s_fault));
+	EXPECT_EQ(-ECANCELED, vgpu_syncobj_status(dev, s_late));
+	/* The first job is still running. */
+	ASSERT_EQ(0, vgpu_syncobj_status(dev, s_run));
+
+	/*
+	 * Let it finish one second from now, while the file closes: a child
+	 * that has closed its copy of the file first writes the flag through
+	 * a dma-buf mapping (a mapping of the render node would keep the
+	 * file open).
+	 */
+	ASSERT_EQ(0, vgpu_bo_export(dev, flags.bo, &dmabuf));
+	flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, flag);
+	vgpu_bo_unmap(flags.cpu, flags.size);
+	vgpu_bo_unmap(self->res.cpu, self->res.size);
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(dev->fd);
+		if (write(ready[1], "", 1) != 1)
+			_exit(1);
+		usleep(1000000);
+		flag[0] = 1;
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &byte, 1));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	vgpu_close(dev);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	close(ready[0]);
+	close(ready[1]);
+	closed_after = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	TH_LOG("close() returned after %.2f s", closed_after);
+	/* close() waited for the running job, which needed the flag. */
+	EXPECT_LE(0.5, closed_after);
+	munmap((void *)flag, 4096);
+	close(dmabuf);
 }
 
 TEST_HARNESS_MAIN

@@ -147,7 +147,8 @@ static const char *const memory_stats[] = {
 
 static const char *const vgpu_keys[] = {
 	"drm-vgpu-vm-state", "drm-vgpu-context", "drm-vgpu-mappings",
-	"drm-vgpu-mapped-bytes", "drm-vgpu-pt-bytes", "drm-vgpu-faults",
+	"drm-vgpu-mapped-bytes", "drm-vgpu-pt-bytes", "drm-vgpu-stream-bytes",
+	"drm-vgpu-faults",
 	"drm-vgpu-migrated-to-vram", "drm-vgpu-migrated-to-system",
 	"drm-vgpu-evictions", "drm-vgpu-thrash-events",
 	"drm-vgpu-fault-batches", "drm-vgpu-fault-duplicates",

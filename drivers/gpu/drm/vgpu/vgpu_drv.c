@@ -45,12 +45,17 @@
  * TTM (VRAM and system placements), the page-table pool, the hardware
  * contexts, the interrupts, the fault buffer and one scheduler per
  * hardware queue, and registers a DRM device that exposes only a render
- * node.  Each open file gets a GPU VM.
+ * node.  Each open file gets a GPU VM, which allocates nothing on the
+ * device until its first mapping.  Probe refuses a device without
+ * %VGPU_CAPS_REQUIRED: user commands run only through CALL, unprivileged.
  *
  * Teardown is in two halves.  remove() stops everything that touches the
- * device (interrupts, schedulers, fault buffer); memory management (TTM,
- * the page-table pool) goes when the last reference to the DRM device
- * does, since BOs may outlive the device in open files.
+ * device (interrupts, the copy engine, the fault buffer, the queues),
+ * fails the jobs still in the rings with -ENODEV, waits for the closes it
+ * deferred, and frees every DMA allocation and mapping (rings, the VMs'
+ * stream buffers, TTM's DMA mappings).  The schedulers, memory management
+ * (TTM, the page-table pool) and the VMs of files still open go when the
+ * last reference to the DRM device does.
  */
 
 static const struct drm_ioctl_desc vgpu_ioctls[] = {

@@ -189,26 +189,22 @@ out:
 /**
  * vgpu_vm_entities_fini() - flush a closing file's entities
  * @vm: the file's VM
- * @last: out, per queue, the fence of the last job handed to the device
- *	(a reference) or NULL
  *
  * Queued jobs are given the entity's flush timeout (a killable wait) to
  * reach the device, then killed.  Jobs on the device are not waited for:
- * the caller waits for @last before the VM's page tables go.
+ * the caller waits for them (vgpu_queues_vm_fence()) before the VM's page
+ * tables go.
  */
-void vgpu_vm_entities_fini(struct vgpu_vm *vm,
-			   struct dma_fence *last[VGPU_NUM_QUEUES])
+void vgpu_vm_entities_fini(struct vgpu_vm *vm)
 {
 	int i;
 
 	for (i = 0; i < VGPU_NUM_QUEUES; i++) {
 		struct drm_sched_entity *entity = vm->entities[i];
 
-		last[i] = NULL;
 		if (!entity)
 			continue;
 		drm_sched_entity_flush(entity, MAX_WAIT_SCHED_ENTITY_Q_EMPTY);
-		last[i] = dma_fence_get(entity->last_scheduled);
 		drm_sched_entity_fini(entity);
 		kfree(entity);
 		vm->entities[i] = NULL;

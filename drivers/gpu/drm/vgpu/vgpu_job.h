@@ -9,8 +9,6 @@
 
 #include <drm/gpu_scheduler.h>
 
-#include "vgpu_hw.h"
-
 struct dma_fence;
 struct drm_device;
 struct drm_file;
@@ -50,8 +48,7 @@ struct dma_fence *vgpu_job_submit_kernel(struct vgpu_vm *vm,
 					 struct drm_sched_entity *entity,
 					 struct vgpu_queue *q, const u32 *cmds,
 					 u32 ndw);
-void vgpu_vm_entities_fini(struct vgpu_vm *vm,
-			   struct dma_fence *last[VGPU_NUM_QUEUES]);
+void vgpu_vm_entities_fini(struct vgpu_vm *vm);
 int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file);
 
 #endif /* __VGPU_JOB_H__ */

@@ -25,8 +25,9 @@
  * Queue 0 is the kernel's; queues 1 to N-1 are the exec queues of the
  * uapi (exec queue i is hardware queue i + 1).  Each has a ring of
  * %VGPU_RING_BYTES in coherent system memory and a &drm_gpu_scheduler.
- * A job's commands in the ring are its inline stream, or one CALL to its
- * stream in a BO (vgpu_job.c).
+ * A job's commands in the ring are one CALL to its stream, in a BO or in
+ * the VM's stream buffer (vgpu_job.c, vgpu_stream.c): the ring holds only
+ * what the kernel wrote, and is the device's only privileged stream.
  * Every file gets one scheduler entity per exec queue it uses, so jobs of
  * different VMs interleave on a ring in scheduler order.
  *
@@ -38,18 +39,19 @@
  * (vgpu_ctx_get(), which may take over an idle one) and, if the queue is
  * programmed with another context, the queue must be idle: the job waits
  * for the last fence emitted on the queue.  run_job then reprograms
- * QUEUE_CONTEXT if needed, copies the commands into the ring, appends
- * ``FENCE(fence VA, seqno, IRQ)`` and rings the doorbell.  The job's fence
+ * QUEUE_CONTEXT if needed, writes the CALL into the ring, appends
+ * ``FENCE(seqno, IRQ | NOWRITE)`` and rings the doorbell.  The job's fence
  * signals from the FENCE interrupt (vgpu_queue_complete()), which reads
- * QUEUE_FENCE only: on a device with ``VGPU_CAPS_FENCE_NOWRITE`` the FENCE
- * has ``FENCE_FLAG_NOWRITE`` and nothing is written at the fence VA.
+ * QUEUE_FENCE only; only the ring's FENCE moves it.
  *
  * Recovery.  A queue stops for three reasons: a job runs past the job
  * timeout, a command is bad (ERROR), or a GPU fault was answered with
  * CANCEL (ERROR with cause CANCELLED).  The last two kick the scheduler's
  * timeout handler at once (drm_sched_fault()), so that one path does all
  * recovery: stop the scheduler, reset the queue (its ring empties), signal
- * the guilty job's fence with -ETIMEDOUT, -EIO or -EFAULT, fail the jobs
+ * the guilty job's fence with -ETIMEDOUT, -EFAULT, -EPERM (a privileged
+ * command in its stream: cause PRIVILEGE) or -EIO (any other bad
+ * command), fail the jobs
  * of banned VMs with -ECANCELED, re-emit every other pending job into the
  * ring in order, and restart.  Other queues never stop.
  */
@@ -80,7 +82,8 @@
  * or a fault whose resolution is itself stuck — is recovered as above
  * with -ETIMEDOUT, as is a job that already ran for ``job_timeout_max_ms``
  * (0: no limit), which bounds a job that faults forever.  A stopped queue
- * (ERROR, CANCEL) is never extended.
+ * (ERROR, CANCEL) is never extended, nor is a job of a banned VM (its
+ * file closed, vgpu_vm_close(), or it faulted).
  *
  * So a hang is still detected one timeout after the job's last progress,
  * or two after its start at worst (REPLAYs for the jobs before it count
@@ -287,6 +290,41 @@ void vgpu_queue_replay(struct vgpu_device *vdev, u32 id)
 		atomic_inc(&vdev->queues[id].replays);
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_CONTROL),
 		  VGPU_QUEUE_CONTROL_REPLAY);
+}
+
+/**
+ * vgpu_queues_vm_fence() - a job of a VM still on a ring
+ * @vdev: vgpu device
+ * @vm: VM
+ *
+ * A VM is idle when none of its hardware fences is pending on any queue.
+ * The last fence an entity scheduled does not tell: a job that run_job
+ * fails at once (its VM banned meanwhile) signals ahead of the jobs
+ * emitted before it, which still run.
+ *
+ * Return: a reference to the last pending fence of @vm on the first
+ * queue that has one, or NULL when the VM is idle.
+ */
+struct dma_fence *vgpu_queues_vm_fence(struct vgpu_device *vdev,
+				       struct vgpu_vm *vm)
+{
+	struct dma_fence *fence = NULL;
+	u32 i;
+
+	for (i = 0; i < vdev->nr_queues && !fence; i++) {
+		struct vgpu_queue *q = &vdev->queues[i];
+		struct vgpu_hw_fence *f;
+		unsigned long flags;
+
+		spin_lock_irqsave(&q->fence_lock, flags);
+		list_for_each_entry(f, &q->pending, link)
+			if (f->vm == vm)
+				fence = &f->base;
+		if (fence)
+			dma_fence_get(fence);
+		spin_unlock_irqrestore(&q->fence_lock, flags);
+	}
+	return fence;
 }
 
 /* --------------------------------------------------- scheduler backend --- */

@@ -108,6 +108,8 @@ void vgpu_queues_restart(struct vgpu_device *vdev);
 void vgpu_queue_complete(struct vgpu_queue *q);
 void vgpu_queue_error(struct vgpu_queue *q);
 void vgpu_queue_replay(struct vgpu_device *vdev, u32 id);
+struct dma_fence *vgpu_queues_vm_fence(struct vgpu_device *vdev,
+				       struct vgpu_vm *vm);
 u32 vgpu_exec_queues(struct vgpu_device *vdev);
 struct vgpu_queue *vgpu_exec_queue(struct vgpu_device *vdev, u32 idx);
 

@@ -22,6 +22,7 @@
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
 #include "vgpu_pt.h"
+#include "vgpu_queue.h"
 #include "vgpu_stream.h"
 #include "vgpu_vm.h"
 
@@ -621,15 +622,12 @@ void vgpu_vm_destroy(struct vgpu_vm *vm)
 static void vgpu_vm_close_work(struct work_struct *work)
 {
 	struct vgpu_vm *vm = container_of(work, struct vgpu_vm, close_work);
-	int i;
+	struct dma_fence *f;
 
-	for (i = 0; i < VGPU_NUM_QUEUES; i++) {
-		if (!vm->close_fences[i])
-			continue;
-		/* Bounded: the VM is banned, its jobs get no extension. */
-		dma_fence_wait(vm->close_fences[i], false);
-		dma_fence_put(vm->close_fences[i]);
-		vm->close_fences[i] = NULL;
+	/* Bounded: the VM is banned, its jobs get no extension. */
+	while ((f = vgpu_queues_vm_fence(vm->vdev, vm))) {
+		dma_fence_wait(f, false);
+		dma_fence_put(f);
 	}
 	vgpu_vm_destroy(vm);
 }
@@ -641,31 +639,27 @@ static void vgpu_vm_close_work(struct work_struct *work)
  * Jobs still queued get the scheduler's flush timeout to reach the
  * device, then are killed; the VM is banned, so that its jobs on the
  * device end by the job timeout at the latest (no extension for progress)
- * and nothing new starts.  close() waits for them for at most
- * %VGPU_VM_CLOSE_WAIT_MS, killably; if they still run, the VM's page
- * tables and context are freed by a worker once they finish.
+ * and nothing new starts.  close() waits for them (every job of the VM on
+ * every ring, vgpu_queues_vm_fence()) for at most %VGPU_VM_CLOSE_WAIT_MS,
+ * killably; if they still run, the VM's page tables and context are freed
+ * by a worker once they end.
  */
 void vgpu_vm_close(struct vgpu_vm *vm)
 {
 	struct vgpu_device *vdev = vm->vdev;
 	unsigned long end = jiffies + msecs_to_jiffies(VGPU_VM_CLOSE_WAIT_MS);
+	struct dma_fence *f;
 	bool busy = false;
-	int i, idx;
+	int idx;
 
-	vgpu_vm_entities_fini(vm, vm->close_fences);
+	vgpu_vm_entities_fini(vm);
 	vgpu_vm_ban(vm);
-	for (i = 0; i < VGPU_NUM_QUEUES; i++) {
-		struct dma_fence *f = vm->close_fences[i];
-		long left = max_t(long, (long)(end - jiffies), 0);
+	while (!busy && (f = vgpu_queues_vm_fence(vdev, vm))) {
+		long left = (long)(end - jiffies);
 
-		if (!f)
-			continue;
-		if (!busy && dma_fence_wait_timeout(f, true, left) > 0) {
-			dma_fence_put(f);
-			vm->close_fences[i] = NULL;
-		} else if (!dma_fence_is_signaled(f)) {
-			busy = true;
-		}
+		left = left > 0 ? dma_fence_wait_timeout(f, true, left) : 0;
+		dma_fence_put(f);
+		busy = left <= 0;
 	}
 	/* An unplugged device signalled every fence: nothing to defer. */
 	if (busy && drm_dev_enter(&vdev->drm, &idx)) {

@@ -97,8 +97,7 @@ struct vgpu_vm_counters {
  * @entity_lock: protects @entities creation.
  * @entities: scheduler entity per exec queue, created on first use.
  * @link: in &vgpu_device.vms (user VMs).
- * @close_fences: at close, the last job handed to the device per queue.
- * @close_work: frees the VM once @close_fences signalled (vgpu_vm_close()).
+ * @close_work: frees the VM once its last job ended (vgpu_vm_close()).
  */
 struct vgpu_vm {
 	struct drm_gpuvm gpuvm;
@@ -126,7 +125,6 @@ struct vgpu_vm {
 	struct mutex entity_lock;
 	struct drm_sched_entity *entities[VGPU_NUM_QUEUES];
 	struct list_head link;
-	struct dma_fence *close_fences[VGPU_NUM_QUEUES];
 	struct work_struct close_work;
 };
 
