@@ -20,6 +20,7 @@
 #include "kselftest_harness.h"
 #include "vgpu_test.h"
 #include "libvgpu.h"
+#include "vgpu_test_buf.h"
 
 #define MiB (1ull << 20)
 #define SEC 1000000000ll
@@ -30,27 +31,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-/* A BO mapped for the GPU and the CPU. */
-struct buf {
-	uint32_t bo;
-	uint64_t va;
-	uint64_t size;
-	void *cpu;
-};
-
-static int buf_create(struct vgpu_dev *dev, struct buf *b, uint64_t size,
-		      uint32_t place, uint64_t va)
-{
-	int ret = vgpu_bo_create(dev, size, place, 0, &b->bo);
-
-	if (ret)
-		return ret;
-	b->va = va;
-	b->size = size;
-	ret = vgpu_vm_map(dev, b->bo, 0, va, size, VGPU_MAP_RW);
-	return ret ?: vgpu_bo_map(dev, b->bo, size, &b->cpu);
 }
 
 /* Submit @cmd on @queue with a new out-syncobj (returned). */
@@ -141,21 +121,27 @@ TEST_F(limits, open_5000_files_pins_nothing)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		uint64_t size = self->dev.vram_size / 2;
+		uint64_t size = self->dev.vram_size / 2, probe = 64 * 1024;
 		struct vgpu_dev dev;
 		struct vgpu_cmd cmd;
-		struct buf b;
+		struct buf b, out;
 		uint64_t bad = 0;
 
-		if (vgpu_open(&dev) || buf_create(&dev, &b, size,
-						  VGPU_PLACE_VRAM, 1ull << 32))
+		/* The BO may not fit the CPU window: read it back by COPY. */
+		if (vgpu_open(&dev) ||
+		    buf_create(&dev, &b, size, VGPU_PLACE_VRAM, 1ull << 32,
+			       VGPU_MAP_RW) ||
+		    buf_create(&dev, &out, 2 * probe, VGPU_PLACE_SYSTEM,
+			       1ull << 40, VGPU_MAP_RW))
 			_exit(10);
 		vgpu_cmd_init(&cmd);
 		vgpu_cmd_fill(&cmd, b.va, size, 0x5a5a5a5a);
+		vgpu_cmd_copy(&cmd, b.va, out.va, probe);
+		vgpu_cmd_copy(&cmd, b.va + size - probe, out.va + probe, probe);
 		if (vgpu_run(&dev, 0, &cmd, 60 * SEC))
 			_exit(11);
-		for (uint64_t j = 0; j < size / 4; j += 1024)
-			bad += ((uint32_t *)b.cpu)[j] != 0x5a5a5a5a;
+		for (uint64_t j = 0; j < 2 * probe / 4; j++)
+			bad += ((uint32_t *)out.cpu)[j] != 0x5a5a5a5a;
 		vgpu_cmd_fini(&cmd);
 		vgpu_close(&dev);
 		_exit(bad ? 12 : 0);
@@ -178,7 +164,8 @@ TEST_F(limits, pinned_memory_in_fdinfo)
 	ASSERT_EQ(0, vgpu_open(&dev));
 	EXPECT_EQ(0, fdinfo_u64(dev.fd, "drm-vgpu-pt-bytes"));
 	EXPECT_EQ(0, fdinfo_u64(dev.fd, "drm-vgpu-stream-bytes"));
-	ASSERT_EQ(0, buf_create(&dev, &b, 64 * 1024, VGPU_PLACE_SYSTEM, 1ull << 32));
+	ASSERT_EQ(0, buf_create(&dev, &b, 64 * 1024, VGPU_PLACE_SYSTEM,
+					1ull << 32, VGPU_MAP_RW));
 	/* Root and levels 2, 1, 0. */
 	EXPECT_EQ(4 * 4096, fdinfo_u64(dev.fd, "drm-vgpu-pt-bytes"));
 	EXPECT_EQ(0, fdinfo_u64(dev.fd, "drm-vgpu-stream-bytes"));
@@ -237,8 +224,10 @@ TEST_F(limits, job_waits_for_a_context)
 		SKIP(return, "needs 3 exec queues");
 	ASSERT_EQ(0, set_param(self, "max_contexts", "1"));
 	ASSERT_EQ(0, vgpu_open(&b_dev));
-	ASSERT_EQ(0, buf_create(&self->dev, &a, 4096, VGPU_PLACE_SYSTEM, 1ull << 32));
-	ASSERT_EQ(0, buf_create(&b_dev, &b, 4096, VGPU_PLACE_SYSTEM, 1ull << 32));
+	ASSERT_EQ(0, buf_create(&self->dev, &a, 4096, VGPU_PLACE_SYSTEM,
+					1ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, buf_create(&b_dev, &b, 4096, VGPU_PLACE_SYSTEM,
+					1ull << 32, VGPU_MAP_RW));
 	memset(a.cpu, 0, 4096);
 	memset(b.cpu, 0, 4096);
 
@@ -325,7 +314,7 @@ TEST_F(limits, close_with_endless_job_is_bounded)
 		struct buf b;
 
 		ASSERT_EQ(0, buf_create(&self->dev, &b, 4096, VGPU_PLACE_SYSTEM,
-					1ull << 32));
+						1ull << 32, VGPU_MAP_RW));
 		vgpu_cmd_init(&cmd);
 		vgpu_cmd_fill(&cmd, b.va, 4096, 0x12);
 		EXPECT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
@@ -389,7 +378,8 @@ TEST_F(limits, unbind_with_job_in_flight)
 	ASSERT_EQ(0, pci_addr(self->dev.fd, addr, sizeof(addr)));
 	vgpu_close(&self->dev);
 	ASSERT_EQ(0, vgpu_open(&dev));
-	ASSERT_EQ(0, buf_create(&dev, &b, 4096, VGPU_PLACE_SYSTEM, 1ull << 32));
+	ASSERT_EQ(0, buf_create(&dev, &b, 4096, VGPU_PLACE_SYSTEM,
+					1ull << 32, VGPU_MAP_RW));
 	memset(b.cpu, 0, 4096);
 	vgpu_cmd_init(&cmd);
 	vgpu_cmd_wait(&cmd, b.va, 1);		/* never true */
@@ -413,7 +403,8 @@ TEST_F(limits, unbind_with_job_in_flight)
 	ASSERT_EQ(0, sysfs_write("/sys/bus/pci/drivers/vgpu/bind", addr));
 	usleep(500000);
 	ASSERT_EQ(0, vgpu_open(&self->dev));
-	ASSERT_EQ(0, buf_create(&self->dev, &b, 4096, VGPU_PLACE_SYSTEM, 1ull << 32));
+	ASSERT_EQ(0, buf_create(&self->dev, &b, 4096, VGPU_PLACE_SYSTEM,
+					1ull << 32, VGPU_MAP_RW));
 	vgpu_cmd_init(&cmd);
 	vgpu_cmd_fill(&cmd, b.va, 4096, 0x77);
 	EXPECT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 30 * SEC));
