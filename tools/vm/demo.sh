@@ -22,7 +22,7 @@ start=$(date +%s)
 "$TOP/tools/vm/vgpu-run" --vram "$VRAM" --mem 1G --timeout 600 --quiet-log \
 	--out-dir "$OUT" -- sh tools/demo.sh
 echo
-echo "== 5. The oversubscription sweep, plotted"
+echo "== 6. The oversubscription sweep, plotted"
 if [ ! -s "$OUT/oversub.csv" ]; then
 	echo "   no sweep came back from the guest" >&2
 	exit 1

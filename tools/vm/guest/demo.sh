@@ -31,20 +31,34 @@ dmesg | grep -o 'vgpu [0-9.]*: .*' | tail -n1 | indent
 say "   sysfs: VRAM $(mib "$vram") MiB, in use $(( $(cat "$sys/vram_used") >> 10 )) KiB;" \
     "eviction policies: $(cat "$sys/available_eviction_policies")"
 
-# ---- 2. oversubscribe ---------------------------------------------------------
+# ---- 2. privilege ---------------------------------------------------------------
+say
+say "== 2. A user's command stream cannot do what only the kernel may"
+dmesg -c > /dev/null
+if vgpu_exec_test -r exec.vram.user_fence_cannot_complete_job > /tmp/priv.log 2>&1; then
+	say "   forged FENCE(IRQ|NOWRITE, seqno ~0) in a user stream, inline and in a BO:" \
+	    "refused by the device, job failed with EPERM, queue carried on"
+else
+	say "demo: the privilege check failed:" >&2
+	grep '^#' /tmp/priv.log >&2
+	exit 1
+fi
+dmesg | grep -m1 'privileged command' | sed 's/^\[[^]]*\] //' | indent
+
+# ---- 3. oversubscribe ---------------------------------------------------------
 csv=/out/oversub.csv
 policies=$(cat "$sys/available_eviction_policies")
 orig_policy=$(cat "$sys/eviction_policy")
 say
-say "== 2. Oversubscribe: $(( 2 * $(mib "$vram") )) MiB of buffers on $(mib "$vram") MiB of VRAM (2x), per eviction policy"
+say "== 3. Oversubscribe: $(( 2 * $(mib "$vram") )) MiB of buffers on $(mib "$vram") MiB of VRAM (2x), per eviction policy"
 say "   workload: vgpu-bench --quick oversub (patterns x policies x prefetch x 50..400% of VRAM)"
 vgpu-bench --quick --csv /out oversub > /tmp/bench.txt 2>&1 &
 pid=$!
 
-# ---- 3. what vgpu-smi sees ----------------------------------------------------
+# ---- 4. what vgpu-smi sees ----------------------------------------------------
 sleep 2
 say
-say "== 3. vgpu-smi while the workload runs (per device, then per process)"
+say "== 4. vgpu-smi while the workload runs (per device, then per process)"
 vgpu-smi -f 3 | grep -v '^vgpu-smi ' | sed '/^$/d' | indent
 if ! wait $pid; then
 	say "demo: the workload failed:" >&2
@@ -54,13 +68,13 @@ fi
 echo "$orig_policy" > "$sys/eviction_policy"
 grep -v '^$' /tmp/bench.txt | tail -n 12 | indent
 
-# ---- 4. summary ---------------------------------------------------------------
+# ---- 5. summary ---------------------------------------------------------------
 say
 # The runs nearest to 2x (vgpu-bench --quick may sweep other points).
 pct=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "oversub_pct") c = i; next }
 	{ d = $c - 200; if (d < 0) d = -d; if (best == "" || d < bd) { best = $c; bd = d } }
 	END { print best }' $csv)
-say "== 4. Summary at ${pct}% of VRAM (VRAM hit ratio: share of accesses that found their data in VRAM)"
+say "== 5. Summary at ${pct}% of VRAM (VRAM hit ratio: share of accesses that found their data in VRAM)"
 awk -F, -v pct="$pct" '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	$col["oversub_pct"] == pct && ($col["prefetch"] == "off" || $col["prefetch"] == 0) {
