@@ -308,73 +308,95 @@ void q_submit(VGPUTest *t, int q)
     qwr(t, q, VGPU_QUEUE_DOORBELL, 1);
 }
 
-void cmd_nop(VGPUTest *t, int q, uint32_t len)
-{
-    uint32_t dw[16] = { VGPU_CMD_HEADER(VGPU_OP_NOP, 0, len) };
+/* ---------------------------------------------------- Command encoders --- */
 
-    g_assert(len <= ARRAY_SIZE(dw));
-    q_emit(t, q, dw, len);
+GArray *stream_new(void)
+{
+    return g_array_new(false, false, sizeof(uint32_t));
 }
 
-void cmd_copy(VGPUTest *t, int q, uint64_t src, uint64_t dst,
-              uint64_t size)
+void st_dw(GArray *s, uint32_t dw)
+{
+    g_array_append_val(s, dw);
+}
+
+static void st_dws(GArray *s, const uint32_t *dw, uint32_t n)
+{
+    g_array_append_vals(s, dw, n);
+}
+
+void st_nop(GArray *s, uint32_t len)
+{
+    st_dw(s, VGPU_CMD_HEADER(VGPU_OP_NOP, 0, len));
+    while (--len) {
+        st_dw(s, 0);
+    }
+}
+
+/* NOPs up to stream dword @at (at least one dword away). */
+void st_pad_to(GArray *s, uint32_t at)
+{
+    g_assert_cmpuint(s->len, <, at);
+    st_nop(s, at - s->len);
+}
+
+void st_copy(GArray *s, uint64_t src, uint64_t dst, uint64_t size)
 {
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_COPY, 0, VGPU_COPY_LEN),
                       LO(src), HI(src), LO(dst), HI(dst), LO(size), HI(size) };
 
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
+    st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
-void cmd_fill(VGPUTest *t, int q, uint64_t dst, uint64_t size,
-              uint32_t value)
+void st_fill(GArray *s, uint64_t dst, uint64_t size, uint32_t value)
 {
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_FILL, 0, VGPU_FILL_LEN),
                       LO(dst), HI(dst), LO(size), HI(size), value };
 
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
+    st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
-void cmd_write(VGPUTest *t, int q, uint64_t dst, const uint32_t *data,
-               uint32_t n)
+void st_write(GArray *s, uint64_t dst, const uint32_t *data, uint32_t n)
 {
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_WRITE, 0, 3 + n),
-                      LO(dst), HI(dst) };
-
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
-    q_emit(t, q, data, n);
+    st_dw(s, VGPU_CMD_HEADER(VGPU_OP_WRITE, 0, 3 + n));
+    st_dw(s, LO(dst));
+    st_dw(s, HI(dst));
+    st_dws(s, data, n);
 }
 
-void cmd_fence(VGPUTest *t, int q, uint64_t dst, uint64_t seqno,
-               bool irq)
+void st_write1(GArray *s, uint64_t dst, uint32_t val)
 {
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_FENCE,
-                                      irq ? VGPU_FENCE_FLAG_IRQ : 0,
-                                      VGPU_FENCE_LEN),
+    st_write(s, dst, &val, 1);
+}
+
+void st_fence(GArray *s, uint32_t flags, uint64_t dst, uint64_t seqno)
+{
+    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_FENCE, flags, VGPU_FENCE_LEN),
                       LO(dst), HI(dst), LO(seqno), HI(seqno) };
 
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
+    st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
-void cmd_wait(VGPUTest *t, int q, uint64_t addr, uint64_t value)
+void st_wait(GArray *s, uint64_t addr, uint64_t value)
 {
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_WAIT, 0, VGPU_WAIT_LEN),
                       LO(addr), HI(addr), LO(value), HI(value) };
 
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
+    st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
-void cmd_timestamp(VGPUTest *t, int q, uint64_t dst)
+void st_timestamp(GArray *s, uint64_t dst)
 {
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_TIMESTAMP, 0,
                                       VGPU_TIMESTAMP_LEN),
                       LO(dst), HI(dst) };
 
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
+    st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
-void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
-               uint64_t va, uint64_t size, uint32_t stride,
-               uint32_t count, uint32_t seed, uint32_t repeat)
+void st_touch(GArray *s, unsigned pattern, unsigned access, uint64_t va,
+              uint64_t size, uint32_t stride, uint32_t count, uint32_t seed,
+              uint32_t repeat)
 {
     uint32_t flags = (pattern << VGPU_TOUCH_FLAG_PATTERN_SHIFT) |
                      (access << VGPU_TOUCH_FLAG_ACCESS_SHIFT);
@@ -382,17 +404,97 @@ void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
                       LO(va), HI(va), LO(size), HI(size), stride, count,
                       seed, repeat };
 
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
+    st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
-void cmd_checksum(VGPUTest *t, int q, uint64_t src, uint64_t size,
-                  uint64_t dst)
+void st_checksum(GArray *s, uint64_t src, uint64_t size, uint64_t dst)
 {
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_CHECKSUM, 0, VGPU_CHECKSUM_LEN),
                       LO(src), HI(src), LO(size), HI(size), LO(dst),
                       HI(dst) };
 
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
+    st_dws(s, dw, ARRAY_SIZE(dw));
+}
+
+void st_call(GArray *s, uint64_t va, uint32_t ndw)
+{
+    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN),
+                      LO(va), HI(va), ndw };
+
+    st_dws(s, dw, ARRAY_SIZE(dw));
+}
+
+/* ------------------------------------------------- Commands in a ring --- */
+
+void q_emit_stream(VGPUTest *t, int q, const GArray *s)
+{
+    q_emit(t, q, (const uint32_t *)s->data, s->len);
+}
+
+/* Encode one command with @enc (into s_) and emit it into @q's ring. */
+#define RING_CMD(t, q, enc)                                                 \
+    do {                                                                    \
+        g_autoptr(GArray) s_ = stream_new();                                \
+        enc;                                                                \
+        q_emit_stream(t, q, s_);                                            \
+    } while (0)
+
+void cmd_nop(VGPUTest *t, int q, uint32_t len)
+{
+    RING_CMD(t, q, st_nop(s_, len));
+}
+
+void cmd_copy(VGPUTest *t, int q, uint64_t src, uint64_t dst,
+              uint64_t size)
+{
+    RING_CMD(t, q, st_copy(s_, src, dst, size));
+}
+
+void cmd_fill(VGPUTest *t, int q, uint64_t dst, uint64_t size,
+              uint32_t value)
+{
+    RING_CMD(t, q, st_fill(s_, dst, size, value));
+}
+
+void cmd_write(VGPUTest *t, int q, uint64_t dst, const uint32_t *data,
+               uint32_t n)
+{
+    RING_CMD(t, q, st_write(s_, dst, data, n));
+}
+
+void cmd_fence(VGPUTest *t, int q, uint64_t dst, uint64_t seqno,
+               bool irq)
+{
+    RING_CMD(t, q, st_fence(s_, irq ? VGPU_FENCE_FLAG_IRQ : 0, dst, seqno));
+}
+
+void cmd_wait(VGPUTest *t, int q, uint64_t addr, uint64_t value)
+{
+    RING_CMD(t, q, st_wait(s_, addr, value));
+}
+
+void cmd_timestamp(VGPUTest *t, int q, uint64_t dst)
+{
+    RING_CMD(t, q, st_timestamp(s_, dst));
+}
+
+void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
+               uint64_t va, uint64_t size, uint32_t stride,
+               uint32_t count, uint32_t seed, uint32_t repeat)
+{
+    RING_CMD(t, q, st_touch(s_, pattern, access, va, size, stride, count,
+                            seed, repeat));
+}
+
+void cmd_checksum(VGPUTest *t, int q, uint64_t src, uint64_t size,
+                  uint64_t dst)
+{
+    RING_CMD(t, q, st_checksum(s_, src, size, dst));
+}
+
+void cmd_call(VGPUTest *t, int q, uint64_t va, uint32_t ndw)
+{
+    RING_CMD(t, q, st_call(s_, va, ndw));
 }
 
 bool wait_for(VGPUTest *t, WaitCond cond, int q, uint64_t arg)

@@ -134,6 +134,30 @@ void q_submit(VGPUTest *t, int q);
 #define LO(x) ((uint32_t)(x))
 #define HI(x) ((uint32_t)((uint64_t)(x) >> 32))
 
+/*
+ * Command encoders: each appends one command to a stream of dwords (a
+ * GArray of uint32_t from stream_new()), for a CALL's stream in memory or,
+ * through the cmd_*() wrappers below, for a queue's ring.
+ */
+GArray *stream_new(void);
+void st_dw(GArray *s, uint32_t dw);
+void st_nop(GArray *s, uint32_t len);
+void st_pad_to(GArray *s, uint32_t at);
+void st_copy(GArray *s, uint64_t src, uint64_t dst, uint64_t size);
+void st_fill(GArray *s, uint64_t dst, uint64_t size, uint32_t value);
+void st_write(GArray *s, uint64_t dst, const uint32_t *data, uint32_t n);
+void st_write1(GArray *s, uint64_t dst, uint32_t val);
+void st_fence(GArray *s, uint32_t flags, uint64_t dst, uint64_t seqno);
+void st_wait(GArray *s, uint64_t addr, uint64_t value);
+void st_timestamp(GArray *s, uint64_t dst);
+void st_touch(GArray *s, unsigned pattern, unsigned access, uint64_t va,
+              uint64_t size, uint32_t stride, uint32_t count, uint32_t seed,
+              uint32_t repeat);
+void st_checksum(GArray *s, uint64_t src, uint64_t size, uint64_t dst);
+void st_call(GArray *s, uint64_t va, uint32_t ndw);
+
+/* The same commands, emitted at queue @q's tail (q_submit() runs them). */
+void q_emit_stream(VGPUTest *t, int q, const GArray *s);
 void cmd_nop(VGPUTest *t, int q, uint32_t len);
 void cmd_copy(VGPUTest *t, int q, uint64_t src, uint64_t dst,
               uint64_t size);
@@ -150,6 +174,7 @@ void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
                uint32_t count, uint32_t seed, uint32_t repeat);
 void cmd_checksum(VGPUTest *t, int q, uint64_t src, uint64_t size,
                   uint64_t dst);
+void cmd_call(VGPUTest *t, int q, uint64_t va, uint32_t ndw);
 
 typedef bool (*WaitCond)(VGPUTest *t, int q, uint64_t arg);
 bool wait_for(VGPUTest *t, WaitCond cond, int q, uint64_t arg);

@@ -21,76 +21,6 @@
 /* The device fetches a header and at most 8 argument dwords at once. */
 #define VGPU_CMD_MAX_ARGS_FETCHED 8
 
-static void st_dw(GArray *s, uint32_t dw)
-{
-    g_array_append_val(s, dw);
-}
-
-static void st_nop(GArray *s, uint32_t len)
-{
-    st_dw(s, VGPU_CMD_HEADER(VGPU_OP_NOP, 0, len));
-    while (--len) {
-        st_dw(s, 0);
-    }
-}
-
-/* NOPs up to stream dword @at (at least one dword away). */
-static void st_pad_to(GArray *s, uint32_t at)
-{
-    g_assert_cmpuint(s->len, <, at);
-    st_nop(s, at - s->len);
-}
-
-static void st_write(GArray *s, uint64_t dst, const uint32_t *data,
-                     uint32_t n)
-{
-    uint32_t i;
-
-    st_dw(s, VGPU_CMD_HEADER(VGPU_OP_WRITE, 0, 3 + n));
-    st_dw(s, LO(dst));
-    st_dw(s, HI(dst));
-    for (i = 0; i < n; i++) {
-        st_dw(s, data[i]);
-    }
-}
-
-static void st_write1(GArray *s, uint64_t dst, uint32_t val)
-{
-    st_write(s, dst, &val, 1);
-}
-
-static void st_copy(GArray *s, uint64_t src, uint64_t dst, uint64_t size)
-{
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_COPY, 0, VGPU_COPY_LEN),
-                      LO(src), HI(src), LO(dst), HI(dst), LO(size), HI(size) };
-
-    g_array_append_vals(s, dw, ARRAY_SIZE(dw));
-}
-
-static void st_fence(GArray *s, uint32_t flags, uint64_t dst, uint64_t seqno)
-{
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_FENCE, flags, VGPU_FENCE_LEN),
-                      LO(dst), HI(dst), LO(seqno), HI(seqno) };
-
-    g_array_append_vals(s, dw, ARRAY_SIZE(dw));
-}
-
-static void st_call(GArray *s, uint64_t va, uint32_t ndw)
-{
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN),
-                      LO(va), HI(va), ndw };
-
-    g_array_append_vals(s, dw, ARRAY_SIZE(dw));
-}
-
-static void cmd_call(VGPUTest *t, int q, uint64_t va, uint32_t ndw)
-{
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN),
-                      LO(va), HI(va), ndw };
-
-    q_emit(t, q, dw, ARRAY_SIZE(dw));
-}
-
 /*
  * Store stream @s and map it at STREAM_VA, except page @hole (-1: none).
  * Returns the number of commands it holds (for CTR_COMMANDS).
@@ -137,7 +67,7 @@ static const CallOkCase call_ok_cases[] = {
 static void test_call_ok(const void *opaque)
 {
     const CallOkCase *c = opaque;
-    g_autoptr(GArray) s = g_array_new(false, false, 4);
+    g_autoptr(GArray) s = stream_new();
     uint32_t data[600], got[600];
     uint64_t stream_va = STREAM_VA, cmds;
     VGPUTest t;
@@ -157,7 +87,7 @@ static void test_call_ok(const void *opaque)
     ncmds = 6;
     if (c->nops) {
         /* A long stream of NOPs first, in CMD_PA's 2 MiB. */
-        g_autoptr(GArray) l = g_array_new(false, false, 4);
+        g_autoptr(GArray) l = stream_new();
 
         for (i = 0; i < c->nops; i++) {
             st_nop(l, 1);
@@ -239,7 +169,7 @@ static const CallFaultCase call_fault_cases[] = {
 static void test_call_fault(const void *opaque)
 {
     const CallFaultCase *c = opaque;
-    g_autoptr(GArray) s = g_array_new(false, false, 4);
+    g_autoptr(GArray) s = stream_new();
     uint32_t data[16], got[16];
     uint64_t fault_va = STREAM_VA + VGPU_PAGE_SIZE_4K;
     uint32_t fault_cmd, call_off, after, ncmds;
@@ -383,7 +313,7 @@ static const CallBadCase call_bad_cases[] = {
 static void test_call_bad(const void *opaque)
 {
     const CallBadCase *c = opaque;
-    g_autoptr(GArray) s = g_array_new(false, false, 4);
+    g_autoptr(GArray) s = stream_new();
     uint32_t len, bad;
     VGPUTest t;
 
@@ -443,7 +373,7 @@ static void test_call_bad(const void *opaque)
 /* While queue 0 runs a long CALL, queue 1 still gets its slices. */
 static void test_call_timeslice(void)
 {
-    g_autoptr(GArray) s = g_array_new(false, false, 4);
+    g_autoptr(GArray) s = stream_new();
     VGPUTest t;
 
     vgpu_test_start(&t, NULL);
@@ -451,11 +381,8 @@ static void test_call_timeslice(void)
     q_init(&t, 1, CTX);
     /* Each TOUCH is about a million line reads. */
     while (s->len + VGPU_TOUCH_LEN <= 4 * PAGE_DW) {
-        uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_TOUCH, 0, VGPU_TOUCH_LEN),
-                          LO(SCRATCH_VA), HI(SCRATCH_VA), 0x10000, 0, 0, 0,
-                          0, 1024 };
-
-        g_array_append_vals(s, dw, ARRAY_SIZE(dw));
+        st_touch(s, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, SCRATCH_VA,
+                 0x10000, 0, 0, 0, 1024);
     }
     stream_store(&t, s, false, -1);
     cmd_call(&t, 0, STREAM_VA, s->len);
@@ -497,15 +424,15 @@ static void test_fence_nowrite(const void *opaque)
     const NowriteCase *c = opaque;
     uint32_t flags = VGPU_FENCE_FLAG_NOWRITE |
                      (c->irq ? VGPU_FENCE_FLAG_IRQ : 0);
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_FENCE, flags, VGPU_FENCE_LEN),
-                      LO(c->dst), HI(c->dst), 0x89abcdef, 0x1234 };
+    g_autoptr(GArray) s = stream_new();
     VGPUTest t;
 
     vgpu_test_start(&t, NULL);
     basic_setup(&t);
     wr(&t, VGPU_REG_INT_ENABLE, VGPU_INT_FENCE);
     wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
-    q_emit(&t, 0, dw, ARRAY_SIZE(dw));
+    st_fence(s, flags, c->dst, 0x123489abcdefull);
+    q_emit_stream(&t, 0, s);
     q_submit(&t, 0);
     q_wait_done(&t, 0);
     g_assert_cmphex(rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==,
