@@ -1,5 +1,6 @@
 /*
- * vgpu qtests: indirect streams (CALL) and FENCE without a memory write.
+ * vgpu qtests: indirect streams (CALL), their privilege level, and FENCE
+ * without a memory write.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -83,7 +84,7 @@ static void test_call_ok(const void *opaque)
     st_pad_to(s, PAGE_DW - 2);          /* the next header ends page 0 */
     st_write1(s, SCRATCH_VA + 0x20, 0x2222);
     st_write(s, SCRATCH_VA + 0x2000, data, ARRAY_SIZE(data));
-    st_fence(s, VGPU_FENCE_FLAG_NOWRITE, 0, 77);
+    st_fence(s, 0, SCRATCH_VA + 0x38, 77);    /* writes, QUEUE_FENCE stays */
     ncmds = 6;
     if (c->nops) {
         /* A long stream of NOPs first, in CMD_PA's 2 MiB. */
@@ -119,6 +120,7 @@ static void test_call_ok(const void *opaque)
     mem_read(&t, false, SCRATCH_PA + 0x2000, got, sizeof(got));
     g_assert_cmpmem(got, sizeof(got), data, sizeof(data));
     g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA + 0x30), ==, 78);
+    g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA + 0x38), ==, 77);
     g_assert_cmpuint(rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==, 78);
     g_assert_false(q_in_call(&t, 0));
     g_assert_cmpuint(qrd(&t, 0, VGPU_QUEUE_CMD_OFFSET), ==, after);
@@ -449,6 +451,170 @@ static void test_fence_nowrite(const void *opaque)
     vgpu_test_stop(&t);
 }
 
+/* ---------------------------------------------------- Privilege levels --- */
+
+#define PRIV_RING_SEQNO     7       /* the kernel's seqno before the CALL */
+
+/* A ring FENCE with IRQ moves QUEUE_FENCE to @seqno and interrupts. */
+static void priv_ring_fence(VGPUTest *t, uint64_t seqno)
+{
+    cmd_fence(t, 0, SCRATCH_VA + 0x80, seqno, true);
+    q_submit(t, 0);
+    q_wait_done(t, 0);
+    g_assert_cmpuint(rd64(t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==,
+                     seqno);
+    g_assert_cmphex(rd(t, VGPU_REG_FENCE_QUEUES), ==, 1);
+    g_assert_cmphex(rd(t, VGPU_REG_INT_STATUS), ==, VGPU_INT_FENCE);
+    g_assert_cmpuint(mem_rq(t, false, SCRATCH_PA + 0x80), ==, seqno);
+    wr(t, VGPU_REG_FENCE_QUEUES, 1);
+    wr(t, VGPU_REG_INT_STATUS, VGPU_INT_FENCE);
+}
+
+typedef struct PrivCase {
+    const char *name;
+    uint32_t fence_flags;   /* of the stream's FENCE(~0) */
+    bool then_wait;         /* then a WAIT on a value nobody writes */
+    uint32_t cause;         /* NONE: the stream completes */
+} PrivCase;
+
+static const PrivCase priv_cases[] = {
+    { "fence-irq", VGPU_FENCE_FLAG_IRQ, false, VGPU_QUEUE_ERROR_PRIVILEGE },
+    { "fence-nowrite", VGPU_FENCE_FLAG_NOWRITE, false,
+      VGPU_QUEUE_ERROR_PRIVILEGE },
+    /* The attack: claim every seqno done, then hold the queue. */
+    { "fence-irq-nowrite-then-wait",
+      VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE, true,
+      VGPU_QUEUE_ERROR_PRIVILEGE },
+    { "fence-plain", 0, false, VGPU_QUEUE_ERROR_NONE },
+};
+
+/*
+ * A CALL's stream is unprivileged: a FENCE there that would move the
+ * kernel's seqno or raise its interrupt stops the queue in ERROR
+ * (PRIVILEGE) before it does anything; a plain FENCE only writes memory.
+ * Either way QUEUE_FENCE keeps the ring's value, and the ring's own FENCE
+ * still moves it afterwards.
+ */
+static void test_priv_fence(const void *opaque)
+{
+    const PrivCase *c = opaque;
+    g_autoptr(GArray) s = stream_new();
+    uint32_t call_off, fence_off;
+    uint64_t cmds;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    wr(&t, VGPU_REG_INT_ENABLE, VGPU_INT_FENCE | VGPU_INT_QUEUE_ERROR);
+    priv_ring_fence(&t, PRIV_RING_SEQNO);
+    cmds = ctr(&t, CTX, VGPU_CTR_COMMANDS);
+
+    st_write1(s, SCRATCH_VA, 0x1111);
+    fence_off = s->len * 4;
+    st_fence(s, c->fence_flags, SCRATCH_VA + 0x40, ~0ull);
+    if (c->then_wait) {
+        st_wait(s, SCRATCH_VA + 0x50, 1);
+    }
+    st_write1(s, SCRATCH_VA + 0x58, 0x2222);
+    stream_store(&t, s, false, -1);
+    call_off = t.tail[0];
+    cmd_call(&t, 0, STREAM_VA, s->len);
+    q_submit(&t, 0);
+
+    if (c->cause == VGPU_QUEUE_ERROR_NONE) {
+        q_wait_done(&t, 0);
+        g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA + 0x40), ==, ~0ull);
+        g_assert_cmphex(mem_rq(&t, false, SCRATCH_PA + 0x58), ==, 0x2222);
+        g_assert_cmphex(rd(&t, VGPU_REG_ERROR_QUEUES), ==, 0);
+        /* WRITE, FENCE, WRITE and the CALL. */
+        g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_COMMANDS), ==, cmds + 4);
+    } else {
+        q_wait_state(&t, 0, VGPU_QUEUE_STATE_ERROR);
+        if (c->then_wait) {
+            g_usleep(50 * 1000);        /* nothing moves later either */
+        }
+        g_assert_cmpuint(q_state(&t, 0), ==, VGPU_QUEUE_STATE_ERROR);
+        g_assert_cmpuint(q_error(&t, 0), ==, c->cause);
+        g_assert_true(q_in_call(&t, 0));
+        g_assert_cmpuint(qrd(&t, 0, VGPU_QUEUE_CMD_OFFSET), ==, call_off);
+        g_assert_cmpuint(qrd(&t, 0, VGPU_QUEUE_CALL_OFFSET), ==, fence_off);
+        g_assert_cmpuint(qrd(&t, 0, VGPU_QUEUE_HEAD), ==, call_off);
+        g_assert_cmphex(rd(&t, VGPU_REG_ERROR_QUEUES), ==, 1);
+        g_assert_cmphex(rd(&t, VGPU_REG_INT_STATUS), ==,
+                        VGPU_INT_QUEUE_ERROR);
+        /* The FENCE did nothing at all, and nothing after it ran. */
+        g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA + 0x40), ==, 0);
+        g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA + 0x58), ==, 0);
+        g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_COMMANDS), ==, cmds + 1);
+        wr(&t, VGPU_REG_ERROR_QUEUES, 1);
+        wr(&t, VGPU_REG_INT_STATUS, VGPU_INT_QUEUE_ERROR);
+        qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_RESET);
+        t.tail[0] = 0;
+    }
+    g_assert_cmphex(mem_rq(&t, false, SCRATCH_PA) & 0xffffffff, ==, 0x1111);
+    g_assert_cmpuint(rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==,
+                     PRIV_RING_SEQNO);
+    g_assert_cmphex(rd(&t, VGPU_REG_FENCE_QUEUES), ==, 0);
+    g_assert_cmphex(rd(&t, VGPU_REG_INT_STATUS) & VGPU_INT_FENCE, ==, 0);
+
+    /* The ring is still privileged. */
+    priv_ring_fence(&t, PRIV_RING_SEQNO + 1);
+    vgpu_test_stop(&t);
+}
+
+/*
+ * Every command but CALL and FENCE's IRQ/NOWRITE is a user command: a
+ * stream holding one of each runs to its end with every effect in memory,
+ * and changes no queue state (QUEUE_FENCE, FENCE_QUEUES, interrupts).
+ */
+static void test_priv_user_stream(void)
+{
+    g_autoptr(GArray) s = stream_new();
+    const uint64_t a = SCRATCH_VA + 0x1000, b = SCRATCH_VA + 0x1100;
+    const uint64_t pa = SCRATCH_PA + 0x1000;
+    uint8_t buf[0x100];
+    uint64_t ts;
+    VGPUTest t;
+    int i;
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    wr(&t, VGPU_REG_INT_ENABLE, VGPU_INT_FENCE | VGPU_INT_QUEUE_ERROR);
+    qtest_clock_step(t.qts, 1000);
+    st_nop(s, 3);
+    st_fill(s, a, sizeof(buf), 0xabababab);
+    st_copy(s, a, b, sizeof(buf));
+    st_write1(s, SCRATCH_VA + 0x1200, 3);
+    st_wait(s, SCRATCH_VA + 0x1200, 3);
+    st_timestamp(s, SCRATCH_VA + 0x1208);
+    st_touch(s, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_WRITE, SCRATCH_VA + 0x1400,
+             VGPU_TOUCH_LINE, 0, 0, 0, 1);
+    st_checksum(s, b, sizeof(buf), SCRATCH_VA + 0x1300);
+    st_fence(s, 0, SCRATCH_VA + 0x1308, 5);
+    stream_store(&t, s, false, -1);
+    cmd_call(&t, 0, STREAM_VA, s->len);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+
+    memset(buf, 0xab, sizeof(buf));
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_COMMANDS), ==, 10);
+    g_assert_cmpuint(mem_rq(&t, false, pa + 0x308), ==, 5);
+    g_assert_cmphex(mem_rq(&t, false, pa + 0x300), ==,
+                    fnv1a64(buf, sizeof(buf)));
+    g_assert_cmphex(mem_rq(&t, false, pa + 0x1f8), ==, 0xababababababababull);
+    ts = mem_rq(&t, false, pa + 0x208);
+    g_assert_cmpuint(ts, >=, 1000);
+    for (i = 0; i < VGPU_TOUCH_LINE / 8; i++) {
+        g_assert_cmphex(mem_rq(&t, false, pa + 0x400 + 8 * i), ==,
+                        SCRATCH_VA + 0x1400);
+    }
+    g_assert_cmpuint(rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==, 0);
+    g_assert_cmphex(rd(&t, VGPU_REG_FENCE_QUEUES), ==, 0);
+    g_assert_cmphex(rd(&t, VGPU_REG_ERROR_QUEUES), ==, 0);
+    g_assert_cmphex(rd(&t, VGPU_REG_INT_STATUS), ==, 0);
+    vgpu_test_stop(&t);
+}
+
 /* ------------------------------------------------------------- Tests --- */
 
 void vgpu_test_add_call(void)
@@ -458,4 +624,6 @@ void vgpu_test_add_call(void)
     ADD_TABLE("cmd/call/bad", call_bad_cases, test_call_bad);
     qtest_add_func("/vgpu/cmd/call/timeslice", test_call_timeslice);
     ADD_TABLE("cmd/fence-nowrite", nowrite_cases, test_fence_nowrite);
+    ADD_TABLE("cmd/call/priv", priv_cases, test_priv_fence);
+    qtest_add_func("/vgpu/cmd/call/priv/user-commands", test_priv_user_stream);
 }

@@ -139,6 +139,56 @@ static void test_migration(void)
  * The two worked examples of Documentation/gpu/vgpu/hardware.rst, step by
  * step with the same numbers, so the document stays true.
  */
+/* The third example, continuing the first two: a user's stream. */
+static void worked_example_call(VGPUTest *t, uint64_t l0, uint64_t fbuf)
+{
+    g_autoptr(GArray) st = stream_new();
+    g_autoptr(GArray) ring = stream_new();
+    uint64_t cmds = ctr(t, 1, VGPU_CTR_COMMANDS);
+    FaultRec r;
+
+    mem_wq(t, false, l0 + 8 * 0x50, 0x400000 | VGPU_PTE_VALID |
+           VGPU_PTE_READ);
+    st_fill(st, 0x11000, 0x1000, 0x5a5a5a5a);
+    st_pad_to(st, 1024);
+    st_fence(st, 0, 0x11ff8, 2);
+    g_assert_cmpuint(st->len, ==, 1029);
+    mem_write(t, false, 0x400000, st->data, st->len * 4);
+    st_call(ring, 0x50000, 1029);
+    st_fence(ring, VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE, 0, 3);
+    mem_write(t, false, 0x2800000 + 76, ring->data, ring->len * 4);
+    t->tail[0] = 112;
+    qwr(t, 0, VGPU_QUEUE_TAIL, 112);
+    qwr(t, 0, VGPU_QUEUE_DOORBELL, 1);
+
+    q_wait_state(t, 0, VGPU_QUEUE_STATE_STALLED);
+    r = fault_rec(t, 1);
+    g_assert_cmphex(r.va, ==, 0x51000);
+    g_assert_cmphex(r.info, ==, fault_info(0, 1, VGPU_ACCESS_READ,
+                                           VGPU_FAULT_NOT_PRESENT, 0));
+    g_assert_cmphex(qrd(t, 0, VGPU_QUEUE_STATUS), ==,
+                    VGPU_QUEUE_STATE_STALLED | VGPU_QUEUE_STATUS_IN_CALL);
+    g_assert_cmpuint(qrd(t, 0, VGPU_QUEUE_CMD_OFFSET), ==, 76);
+    g_assert_cmpuint(qrd(t, 0, VGPU_QUEUE_CALL_OFFSET), ==, 0x1000);
+    g_assert_cmpuint(qrd(t, 0, VGPU_QUEUE_HEAD), ==, 76);
+    g_assert_cmpuint(rd64(t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==, 1);
+    mem_wq(t, false, fbuf + VGPU_FAULT_RECORD_SIZE + VGPU_FAULT_DW_FLAGS * 4,
+           0);
+    wr(t, VGPU_REG_FAULT_BUF_HEAD, 2);
+    wr(t, VGPU_REG_INT_STATUS, VGPU_INT_FAULT);
+
+    mem_wq(t, false, l0 + 8 * 0x51, 0x401000 | VGPU_PTE_VALID |
+           VGPU_PTE_READ);
+    qwr(t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    q_wait_done(t, 0);
+    g_assert_cmpuint(mem_rq(t, false, 0x200ff8), ==, 2);
+    g_assert_cmphex(mem_rq(t, false, 0x200000), ==, 0x5a5a5a5a5a5a5a5aull);
+    g_assert_cmpuint(rd64(t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==, 3);
+    g_assert_cmphex(rd(t, VGPU_REG_INT_STATUS), ==, VGPU_INT_FENCE);
+    g_assert_cmphex(qrd(t, 0, VGPU_QUEUE_STATUS), ==, VGPU_QUEUE_STATE_IDLE);
+    g_assert_cmpuint(ctr(t, 1, VGPU_CTR_COMMANDS), ==, cmds + 5);
+}
+
 static void test_worked_example(void)
 {
     const uint64_t l3 = 0x2000000, l2 = 0x2001000, l1 = 0x2002000;
@@ -228,6 +278,9 @@ static void test_worked_example(void)
     qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
     q_wait_done(&t, 0);
     g_assert_cmpuint(qrd(&t, 0, VGPU_QUEUE_HEAD), ==, 76);
+
+    /* Run a batch buffer with CALL. */
+    worked_example_call(&t, l0, fbuf);
     vgpu_test_stop(&t);
 }
 

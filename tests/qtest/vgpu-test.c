@@ -15,7 +15,8 @@
  *   vgpu-test-mmu.c      translation, permissions, TLB, A/D bits
  *   vgpu-test-fault.c    fault records, REPLAY, CANCEL, overflow
  *   vgpu-test-engine.c   scheduling, WAIT, bad commands, the commands
- *   vgpu-test-call.c     indirect streams (CALL), FENCE NOWRITE
+ *   vgpu-test-call.c     indirect streams (CALL), privilege levels,
+ *                        FENCE NOWRITE
  *   vgpu-test-system.c   migration, worked examples, benchmark
  *
  * With VGPU_BENCH=1 in the environment the binary also registers

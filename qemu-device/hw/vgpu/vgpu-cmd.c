@@ -14,6 +14,16 @@
  * faults, and REPLAY refetches the command it stopped at).  A CALL inside a
  * CALL is a CALL_NESTED error.
  *
+ * Privilege: the ring, written by the kernel, is privileged; the stream of
+ * a CALL, written by a user, is not.  What a stream may not do is a column
+ * of the command table below: a command it may not run at all names the
+ * error it gets there (CALL: CALL_NESTED), and flags only the ring may set
+ * are a PRIVILEGE error (FENCE's IRQ and NOWRITE, which would move the
+ * kernel's seqno or raise its interrupt).  A FENCE in a stream only writes
+ * its value to memory; QUEUE_FENCE is the ring's alone.  Every other
+ * command touches nothing but memory through the queue's context (and the
+ * counters), so it is the same in both.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -28,23 +38,37 @@ typedef struct VGPUCmdDesc {
     uint32_t len;           /* exact length, or minimum if !fixed */
     bool fixed;
     uint32_t flags;         /* flags the command accepts */
+    /* privilege: what an unprivileged (CALL) stream may not do */
+    uint32_t ring_flags;    /* flags only the ring may set (PRIVILEGE) */
+    uint32_t stream_error;  /* the command in a stream is this error; 0: ok */
 } VGPUCmdDesc;
 
+#define VGPU_FENCE_FLAGS    (VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE)
+#define VGPU_TOUCH_FLAGS    (VGPU_TOUCH_FLAG_PATTERN_MASK | \
+                             VGPU_TOUCH_FLAG_ACCESS_MASK)
+
 static const VGPUCmdDesc vgpu_cmds[] = {
-    [VGPU_OP_NOP] = { "NOP", 1, false, 0 },
-    [VGPU_OP_COPY] = { "COPY", VGPU_COPY_LEN, true, 0 },
-    [VGPU_OP_FILL] = { "FILL", VGPU_FILL_LEN, true, 0 },
-    [VGPU_OP_WRITE] = { "WRITE", VGPU_WRITE_LEN_MIN, false, 0 },
+    [VGPU_OP_NOP] = { "NOP", 1, false },
+    [VGPU_OP_COPY] = { "COPY", VGPU_COPY_LEN, true },
+    [VGPU_OP_FILL] = { "FILL", VGPU_FILL_LEN, true },
+    [VGPU_OP_WRITE] = { "WRITE", VGPU_WRITE_LEN_MIN, false },
     [VGPU_OP_FENCE] = { "FENCE", VGPU_FENCE_LEN, true,
-                        VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE },
-    [VGPU_OP_WAIT] = { "WAIT", VGPU_WAIT_LEN, true, 0 },
-    [VGPU_OP_TIMESTAMP] = { "TIMESTAMP", VGPU_TIMESTAMP_LEN, true, 0 },
+                        .flags = VGPU_FENCE_FLAGS,
+                        .ring_flags = VGPU_FENCE_FLAGS },
+    [VGPU_OP_WAIT] = { "WAIT", VGPU_WAIT_LEN, true },
+    [VGPU_OP_TIMESTAMP] = { "TIMESTAMP", VGPU_TIMESTAMP_LEN, true },
     [VGPU_OP_TOUCH] = { "TOUCH", VGPU_TOUCH_LEN, true,
-                        VGPU_TOUCH_FLAG_PATTERN_MASK |
-                        VGPU_TOUCH_FLAG_ACCESS_MASK },
-    [VGPU_OP_CHECKSUM] = { "CHECKSUM", VGPU_CHECKSUM_LEN, true, 0 },
-    [VGPU_OP_CALL] = { "CALL", VGPU_CALL_LEN, true, 0 },
+                        .flags = VGPU_TOUCH_FLAGS },
+    [VGPU_OP_CHECKSUM] = { "CHECKSUM", VGPU_CHECKSUM_LEN, true },
+    [VGPU_OP_CALL] = { "CALL", VGPU_CALL_LEN, true,
+                       .stream_error = VGPU_QUEUE_ERROR_CALL_NESTED },
 };
+
+/* The ring is privileged, the stream of a CALL is not. */
+static bool vgpu_cmd_privileged(const VGPUQueue *q)
+{
+    return !q->in_call;
+}
 
 static uint64_t arg64(const VGPUCmd *cmd, int i)
 {
@@ -134,6 +158,67 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
 }
 
 /*
+ * Check the command in @q->cmd against the command table, its arguments
+ * and the privilege of the stream it came from.  Returns a
+ * VGPU_QUEUE_ERROR_* cause, NONE if the command may run; otherwise *@why
+ * says why (free it with g_free()).  Nothing is changed, so a command
+ * loaded by migration is checked the same way.
+ */
+uint32_t vgpu_cmd_check(VGPUState *s, const VGPUQueue *q, char **why)
+{
+    const VGPUCmd *cmd = &q->cmd;
+    uint32_t op = VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE);
+    uint32_t flags = vgpu_cmd_flags(cmd);
+    const char *where = q->in_call ? "stream offset" : "ring offset";
+    const char *arg_why = "";
+    const VGPUCmdDesc *d;
+
+    if (op >= ARRAY_SIZE(vgpu_cmds) || !vgpu_cmds[op].name) {
+        *why = g_strdup_printf("unknown opcode 0x%x at %s 0x%x", op, where,
+                               cmd->offset);
+        return VGPU_QUEUE_ERROR_OPCODE;
+    }
+    d = &vgpu_cmds[op];
+    if (!vgpu_cmd_privileged(q) && d->stream_error) {
+        *why = g_strdup_printf("%s at %s 0x%x inside the CALL at 0x%x: "
+                               "only the ring may run it", d->name, where,
+                               cmd->offset, q->call_ring_offset);
+        return d->stream_error;
+    }
+    if (d->fixed ? cmd->len != d->len : cmd->len < d->len) {
+        *why = g_strdup_printf("%s at %s 0x%x has length %u, needs %s%u",
+                               d->name, where, cmd->offset, cmd->len,
+                               d->fixed ? "" : "at least ", d->len);
+        return VGPU_QUEUE_ERROR_LENGTH;
+    }
+    if (flags & ~d->flags) {
+        *why = g_strdup_printf("%s at %s 0x%x has unknown flags 0x%x",
+                               d->name, where, cmd->offset, flags & ~d->flags);
+        return VGPU_QUEUE_ERROR_ARGUMENT;
+    }
+    if (!vgpu_cmd_privileged(q) && (flags & d->ring_flags)) {
+        *why = g_strdup_printf("%s at %s 0x%x inside the CALL at 0x%x: "
+                               "flags 0x%x are privileged (ring only)",
+                               d->name, where, cmd->offset,
+                               q->call_ring_offset, flags & d->ring_flags);
+        return VGPU_QUEUE_ERROR_PRIVILEGE;
+    }
+    if (!vgpu_cmd_args_ok(cmd, &arg_why)) {
+        *why = g_strdup_printf("%s at %s 0x%x: %s", d->name, where,
+                               cmd->offset, arg_why);
+        return VGPU_QUEUE_ERROR_ARGUMENT;
+    }
+    if (op == VGPU_OP_CALL &&
+        (!cmd->arg[2] || cmd->arg[2] > VGPU_CALL_SIZE_MAX_DW)) {
+        *why = g_strdup_printf("CALL at %s 0x%x has a stream of %u dwords, "
+                               "allowed 1..%u", where, cmd->offset,
+                               cmd->arg[2], VGPU_CALL_SIZE_MAX_DW);
+        return VGPU_QUEUE_ERROR_LENGTH;
+    }
+    return VGPU_QUEUE_ERROR_NONE;
+}
+
+/*
  * Validate the command just fetched and set up its progress state.
  * Returns a VGPU_QUEUE_ERROR_* cause, NONE if the command may run.
  */
@@ -141,48 +226,18 @@ uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q)
 {
     VGPUCmd *cmd = &q->cmd;
     unsigned qi = vgpu_queue_index(s, q);
-    uint32_t op = VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE);
-    uint32_t flags = vgpu_cmd_flags(cmd);
-    const VGPUCmdDesc *d;
-    const char *why = "";
+    g_autofree char *why = NULL;
+    uint32_t cause = vgpu_cmd_check(s, q, &why);
 
-    if (op >= ARRAY_SIZE(vgpu_cmds) || !vgpu_cmds[op].name) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: unknown opcode 0x%x "
-                      "at 0x%x\n", qi, op, cmd->offset);
-        return VGPU_QUEUE_ERROR_OPCODE;
+    if (cause != VGPU_QUEUE_ERROR_NONE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s\n", qi, why);
+        if (cause == VGPU_QUEUE_ERROR_PRIVILEGE) {
+            trace_vgpu_cmd_privilege(qi, q->call_ring_offset, cmd->offset,
+                                     cmd->header);
+        }
+        return cause;
     }
-    d = &vgpu_cmds[op];
-    if (op == VGPU_OP_CALL && q->in_call) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: CALL at stream "
-                      "offset 0x%x inside the CALL at 0x%x\n", qi,
-                      cmd->offset, q->call_ring_offset);
-        return VGPU_QUEUE_ERROR_CALL_NESTED;
-    }
-    if (d->fixed ? cmd->len != d->len : cmd->len < d->len) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x has "
-                      "length %u, needs %s%u\n", qi, d->name, cmd->offset,
-                      cmd->len, d->fixed ? "" : "at least ", d->len);
-        return VGPU_QUEUE_ERROR_LENGTH;
-    }
-    if (flags & ~d->flags) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x has "
-                      "unknown flags 0x%x\n", qi, d->name, cmd->offset,
-                      flags & ~d->flags);
-        return VGPU_QUEUE_ERROR_ARGUMENT;
-    }
-    if (!vgpu_cmd_args_ok(cmd, &why)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s at 0x%x: %s\n",
-                      qi, d->name, cmd->offset, why);
-        return VGPU_QUEUE_ERROR_ARGUMENT;
-    }
-    if (op == VGPU_OP_CALL &&
-        (!cmd->arg[2] || cmd->arg[2] > VGPU_CALL_SIZE_MAX_DW)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: CALL at 0x%x has a "
-                      "stream of %u dwords, allowed 1..%u\n", qi,
-                      cmd->offset, cmd->arg[2], VGPU_CALL_SIZE_MAX_DW);
-        return VGPU_QUEUE_ERROR_LENGTH;
-    }
-    switch (op) {
+    switch (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE)) {
     case VGPU_OP_CHECKSUM:
         cmd->acc = VGPU_FNV64_OFFSET;
         break;
@@ -433,8 +488,11 @@ static VGPUCmdStatus vgpu_cmd_fence(VGPUState *s, VGPUQueue *q)
         !vgpu_va_write64(s, q, arg64(cmd, 0), seqno)) {
         return VGPU_CMD_BLOCKED;
     }
+    trace_vgpu_fence(qi, seqno, vgpu_cmd_flags(cmd), vgpu_cmd_privileged(q));
+    if (!vgpu_cmd_privileged(q)) {
+        return VGPU_CMD_DONE;       /* a user's fence: its memory write only */
+    }
     q->fence = seqno;
-    trace_vgpu_fence(qi, seqno, vgpu_cmd_flags(cmd));
     if (vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_IRQ) {
         s->fence_queues |= BIT(qi);
         vgpu_irq_raise(s, VGPU_INT_FENCE);

@@ -282,6 +282,7 @@ typedef enum VGPUCmdStatus {
 
 bool vgpu_cmd_stream_read(VGPUState *s, VGPUQueue *q, uint32_t off,
                           uint32_t *buf, uint32_t n);
+uint32_t vgpu_cmd_check(VGPUState *s, const VGPUQueue *q, char **why);
 uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q);
 VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget);
 

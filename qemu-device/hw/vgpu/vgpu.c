@@ -301,7 +301,7 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
         return VGPU_CAPS_PAGE_64K | VGPU_CAPS_PAGE_2M | VGPU_CAPS_PAGE_1G |
                VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
-               (s->strict ? VGPU_CAPS_STRICT : 0);
+               VGPU_CAPS_PRIV_LEVELS | (s->strict ? VGPU_CAPS_STRICT : 0);
     case VGPU_REG_NUM_QUEUES:
         return VGPU_NUM_QUEUES;
     case VGPU_REG_NUM_CONTEXTS:

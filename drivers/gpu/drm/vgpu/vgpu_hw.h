@@ -58,7 +58,7 @@
 #define   VGPU_VERSION_MAJOR_SHIFT	16
 #define   VGPU_VERSION_MAJOR_MASK	VGPU_MASK(31, 16)
 #define   VGPU_VERSION_MAJOR		1
-#define   VGPU_VERSION_MINOR		1	/* 1: CALL, FENCE NOWRITE */
+#define   VGPU_VERSION_MINOR		2	/* 1: CALL, FENCE NOWRITE; 2: privilege levels */
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -68,6 +68,7 @@
 #define   VGPU_CAPS_STRICT		VGPU_BIT(5)	/* strict property on */
 #define   VGPU_CAPS_CALL		VGPU_BIT(6)	/* VGPU_OP_CALL */
 #define   VGPU_CAPS_FENCE_NOWRITE	VGPU_BIT(7)	/* VGPU_FENCE_FLAG_NOWRITE */
+#define   VGPU_CAPS_PRIV_LEVELS		VGPU_BIT(8)	/* CALL streams are unprivileged */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -200,6 +201,7 @@
 #define     VGPU_QUEUE_ERROR_CANCELLED	6	/* fault answered by CANCEL */
 #define     VGPU_QUEUE_ERROR_ARGUMENT	7	/* bad field in a command */
 #define     VGPU_QUEUE_ERROR_CALL_NESTED 8	/* CALL inside a CALL */
+#define     VGPU_QUEUE_ERROR_PRIVILEGE	9	/* privileged command in a CALL stream */
 #define   VGPU_QUEUE_STATUS_IN_CALL	VGPU_BIT(16)	/* in a CALL's stream */
 #define VGPU_QUEUE_CMD_OFFSET		0x24	/* RO, ring offset of current command */
 #define VGPU_QUEUE_FENCE_LO		0x28	/* RO, last FENCE seqno written */
@@ -331,7 +333,9 @@
 #define   VGPU_CALL_LEN			4
 /*  dw1-2 VA of the stream (4-byte aligned), dw3 its length in dwords,
  *  1 .. VGPU_CALL_SIZE_MAX_DW.  The stream is read through the queue's
- *  context; it holds any commands but CALL. */
+ *  context; it holds any commands but CALL.  It is unprivileged: a FENCE
+ *  there may not use IRQ or NOWRITE (VGPU_QUEUE_ERROR_PRIVILEGE) and does
+ *  not move QUEUE_FENCE. */
 #define   VGPU_CALL_SIZE_MAX_DW		(1u << 24)	/* 64 MiB */
 
 /* ------------------------------------------------------- Fault record --- */
