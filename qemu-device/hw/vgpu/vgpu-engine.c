@@ -289,6 +289,140 @@ void vgpu_queue_reset_all(VGPUState *s)
     s->rr_next = 0;
 }
 
+/* ------------------------------------------------------------ Migration --- */
+
+/* Why a loaded ring set-up is not one ENABLE accepts; NULL if it is. */
+static const char *vgpu_queue_ring_load_why(VGPUQueue *q)
+{
+    if (q->context >= VGPU_NUM_CONTEXTS) {
+        return "context out of range";
+    }
+    if (!vgpu_desc_valid(q->ring)) {
+        return "ring descriptor not valid";
+    }
+    if (!vgpu_ring_size_ok(q->ring_size)) {
+        return "ring size not a power of two in range";
+    }
+    if (!vgpu_ring_offset_ok(q, q->head) || !vgpu_ring_offset_ok(q, q->tail)) {
+        return "HEAD or TAIL not a dword offset in the ring";
+    }
+    return NULL;
+}
+
+/* Why a loaded CALL in flight cannot be resumed; NULL if it can. */
+static const char *vgpu_queue_call_load_why(VGPUQueue *q)
+{
+    if (!q->call_size || q->call_size % 4 ||
+        q->call_size / 4 > VGPU_CALL_SIZE_MAX_DW) {
+        return "CALL stream size not 1..CALL_SIZE_MAX_DW dwords";
+    }
+    if (q->call_pos > q->call_size || q->call_pos % 4 || q->call_va % 4) {
+        return "CALL stream position not a dword in the stream";
+    }
+    if (!vgpu_ring_size_ok(q->ring_size) ||
+        !vgpu_ring_offset_ok(q, q->call_ring_offset)) {
+        return "CALL not at a dword offset in the ring";
+    }
+    /* HEAD stays on the CALL until it completes (CANCEL moves it on). */
+    if (q->state != VGPU_QUEUE_STATE_ERROR && q->head != q->call_ring_offset) {
+        return "HEAD not on the CALL in flight";
+    }
+    return NULL;
+}
+
+/* The loaded command in flight: where it is, what it is, how far it got. */
+static bool vgpu_queue_cmd_load_ok(VGPUState *s, VGPUQueue *q, char **why)
+{
+    VGPUCmd *cmd = &q->cmd;
+    const char *progress_why;
+
+    if (cmd->offset != (q->in_call ? q->call_pos : q->head) ||
+        cmd->len != VGPU_FIELD_GET(cmd->header, VGPU_CMD_LEN) || !cmd->len ||
+        (q->in_call &&
+         (uint64_t)cmd->offset + cmd->len * 4ull > q->call_size)) {
+        *why = g_strdup_printf("command in flight at 0x%x (length %u) not "
+                               "where the queue is", cmd->offset, cmd->len);
+        return false;
+    }
+    if (vgpu_cmd_check(s, q, why) != VGPU_QUEUE_ERROR_NONE) {
+        return false;
+    }
+    if (!vgpu_cmd_progress_ok(cmd, &progress_why)) {
+        *why = g_strdup_printf("command in flight at 0x%x: %s", cmd->offset,
+                               progress_why);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Why queue @q, as migration loaded it, is in no state the engine can
+ * leave it in; NULL if it is in one.  Such a state could make the engine
+ * loop, assert or divide by zero: registers out of range, a ring set-up
+ * ENABLE would refuse while the queue is enabled, a CALL in flight where
+ * none can be, a command in flight that vgpu_cmd_check() refuses or with
+ * progress outside it.  A message built for the reason is left in *@buf.
+ */
+static const char *vgpu_queue_load_why(VGPUState *s, VGPUQueue *q,
+                                       char **buf)
+{
+    uint32_t op = VGPU_FIELD_GET(q->cmd.header, VGPU_CMD_OPCODE);
+    bool enabled = q->state != VGPU_QUEUE_STATE_DISABLED &&
+                   q->state != VGPU_QUEUE_STATE_ERROR;
+    bool runs = q->state == VGPU_QUEUE_STATE_RUNNING ||
+                q->state == VGPU_QUEUE_STATE_WAITING ||
+                q->state == VGPU_QUEUE_STATE_STALLED;
+    const char *why;
+
+    if (q->state > VGPU_QUEUE_STATE_ERROR) {
+        return "state unknown";
+    }
+    if (q->error > VGPU_QUEUE_ERROR_LAST) {
+        return "error cause unknown";
+    }
+    why = enabled ? vgpu_queue_ring_load_why(q) : NULL;
+    if (why) {
+        return why;
+    }
+    if (q->busy && !runs) {
+        return "command in flight in a state that runs none";
+    }
+    if (q->in_call && !runs && q->state != VGPU_QUEUE_STATE_ERROR) {
+        return "CALL in flight in a state that runs none";
+    }
+    if (q->state == VGPU_QUEUE_STATE_WAITING &&
+        (!q->busy || op != VGPU_OP_WAIT)) {
+        return "WAITING without a WAIT in flight";
+    }
+    if (q->state == VGPU_QUEUE_STATE_STALLED && !q->busy && !q->in_call) {
+        return "STALLED with nothing in flight";
+    }
+    why = q->in_call ? vgpu_queue_call_load_why(q) : NULL;
+    if (why) {
+        return why;
+    }
+    if (q->busy && !vgpu_queue_cmd_load_ok(s, q, buf)) {
+        return *buf;
+    }
+    return NULL;
+}
+
+/* Check queue @q as migration loaded it.  False: @errp says why. */
+bool vgpu_queue_load_check(VGPUState *s, VGPUQueue *q, Error **errp)
+{
+    g_autofree char *buf = NULL;
+    const char *why = vgpu_queue_load_why(s, q, &buf);
+
+    if (why) {
+        error_setg(errp, "queue %u (state %u, error %u, head 0x%x, tail 0x%x, "
+                   "ring size 0x%x, context %u): %s", vgpu_queue_index(s, q),
+                   q->state, q->error, q->head, q->tail, q->ring_size,
+                   q->context, why);
+        return false;
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------ Registers --- */
 
 bool vgpu_queue_reg64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t *val)
