@@ -1,8 +1,9 @@
 /*
  * vgpu qtests: migration.  A device with work stalled in it saved and
  * loaded; streams crafted from a real one, which the destination must
- * refuse with a message instead of looping, asserting or dividing by
- * zero.
+ * refuse with a message instead of looping, asserting or dividing by zero;
+ * and a live migration while the engine writes VRAM, which must bring
+ * every byte across.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -82,6 +83,17 @@ static void launch_incoming(VGPUTest *d, const char *file, const char *err,
                                              err ? " 2>" : "", err ? err : "");
 
     vgpu_test_launch(d, "vram_size=64M", extra);
+}
+
+/* Read @len bytes of VRAM from @addr, in pieces qtest handles well. */
+static void vram_read(VGPUTest *t, uint64_t addr, uint8_t *buf, uint64_t len)
+{
+    uint64_t off, n;
+
+    for (off = 0; off < len; off += n) {
+        n = MIN(len - off, 4 * MiB);
+        mem_read(t, false, addr + off, buf + off, n);
+    }
 }
 
 /* --------------------------------------------------------- Save, load --- */
@@ -408,10 +420,168 @@ static void test_bad_stream(const void *opaque)
     rmdir(dir);
 }
 
+/* ------------------------------------------------------ Live migration --- */
+
+/*
+ * The engine writes VRAM with every kind of write while a live migration
+ * runs: per round FILL A, COPY A to B, WRITE, CHECKSUM B, TOUCH RMW over
+ * one MiB of D (a new MiB of 4 KiB pages for the first 8 rounds, so walks
+ * set A/D bits in tables in VRAM as it goes) and a FENCE; the fault
+ * buffer is the only VRAM the device does not write here.
+ */
+#define LIVE_VA             0x40000000000ull
+#define LIVE_PA             (16 * MiB)
+#define LIVE_SIZE           (10 * MiB)
+#define LIVE_A              0
+#define LIVE_B              (256 * KiB)
+#define LIVE_C              (512 * KiB)     /* checksums, 8 bytes a round */
+#define LIVE_W              (516 * KiB)     /* WRITE data, 16 bytes a round */
+#define LIVE_F              (520 * KiB)     /* the FENCE */
+#define LIVE_D              (1 * MiB)
+#define LIVE_D_PARTS        8
+#define LIVE_AB_SIZE        (256 * KiB)
+#define LIVE_ROUNDS         40
+#define LIVE_TOUCH_REPEAT   30
+
+static uint32_t live_value(uint32_t r)
+{
+    return 0xa5000000u | r;
+}
+
+static void live_round(VGPUTest *t, uint32_t r)
+{
+    uint32_t w[] = { r, ~r, r * 3, 0x5eed };
+
+    cmd_fill(t, 0, LIVE_VA + LIVE_A, LIVE_AB_SIZE, live_value(r));
+    cmd_copy(t, 0, LIVE_VA + LIVE_A, LIVE_VA + LIVE_B, LIVE_AB_SIZE);
+    cmd_write(t, 0, LIVE_VA + LIVE_W + 16 * r, w, ARRAY_SIZE(w));
+    cmd_checksum(t, 0, LIVE_VA + LIVE_B, LIVE_AB_SIZE,
+                 LIVE_VA + LIVE_C + 8 * r);
+    cmd_touch(t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW,
+              LIVE_VA + LIVE_D + (r % LIVE_D_PARTS) * MiB, MiB, 0, 0, 0,
+              LIVE_TOUCH_REPEAT);
+    cmd_fence(t, 0, LIVE_VA + LIVE_F, r + 1, false);
+}
+
+/* What the destination holds once every round ran. */
+static void live_check_final(VGPUTest *t)
+{
+    g_autofree uint8_t *buf = g_malloc(MiB);
+    uint32_t r, k, i;
+
+    vram_read(t, LIVE_PA + LIVE_A, buf, 2 * LIVE_AB_SIZE);
+    for (i = 0; i < 2 * LIVE_AB_SIZE; i += 4) {
+        g_assert_cmphex((uint32_t)ldl_le_p(buf + i), ==,
+                        live_value(LIVE_ROUNDS - 1));
+    }
+    for (r = 0; r < LIVE_ROUNDS; r++) {
+        uint32_t *v = (uint32_t *)buf;
+
+        for (i = 0; i < LIVE_AB_SIZE / 4; i++) {
+            v[i] = cpu_to_le32(live_value(r));
+        }
+        g_assert_cmphex(mem_rq(t, false, LIVE_PA + LIVE_C + 8 * r), ==,
+                        fnv1a64(buf, LIVE_AB_SIZE));
+        g_assert_cmphex(mem_rq(t, false, LIVE_PA + LIVE_W + 16 * r), ==,
+                        (uint64_t)~r << 32 | r);
+        g_assert_cmphex(mem_rq(t, false, LIVE_PA + LIVE_W + 16 * r + 8), ==,
+                        0x5eedull << 32 | (r * 3));
+    }
+    g_assert_cmpuint(mem_rq(t, false, LIVE_PA + LIVE_F), ==, LIVE_ROUNDS);
+    for (k = 0; k < LIVE_D_PARTS; k++) {
+        uint64_t touched = (LIVE_ROUNDS - k + LIVE_D_PARTS - 1) /
+                           LIVE_D_PARTS * LIVE_TOUCH_REPEAT;
+
+        vram_read(t, LIVE_PA + LIVE_D + k * MiB, buf, MiB);
+        for (i = 0; i < MiB; i += 8) {
+            g_assert_cmpuint(ldq_le_p(buf + i), ==,
+                             i % VGPU_TOUCH_LINE ? 0 : touched);
+        }
+    }
+}
+
+/*
+ * Migrate while the engine writes, into a file and from there into a
+ * paused destination: its VRAM must equal, byte for byte, the source's
+ * VRAM when the source stopped.  Then the destination finishes the work
+ * and every value is what all rounds together make: a page the migration
+ * missed would have lost the increments counted in it.
+ */
+static void test_live_migration(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("vgpu-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/state", dir);
+    g_autofree uint8_t *src = g_malloc(64 * MiB);
+    g_autofree uint8_t *dst = g_malloc(4 * MiB);
+    uint64_t fence_start, fence_end, written, off;
+    gint64 start;
+    uint32_t r;
+    VGPUTest t, d;
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    map_bulk(&t, CTX, LIVE_VA, LIVE_PA, LIVE_SIZE, PTE_RW, VGPU_PAGE_SIZE_4K);
+    for (r = 0; r < LIVE_ROUNDS; r++) {
+        live_round(&t, r);
+    }
+    /*
+     * Slow enough that the engine writes while pages are sent, with a
+     * downtime that lets the migration converge although it does.
+     */
+    qtest_qmp_assert_success(t.qts, "{ 'execute': 'migrate-set-parameters', "
+                             "'arguments': { 'max-bandwidth': %d, "
+                             "'downtime-limit': 1000 } }", 32 * 1024 * 1024);
+    q_submit(&t, 0);
+    while (!(fence_start = rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)))) {
+        g_usleep(1000);
+    }
+    start = g_get_monotonic_time();
+    written = ctr(&t, -1, VGPU_CTR_VRAM_WRITE_BYTES);
+    migrate_to_file(&t, file);
+    written = ctr(&t, -1, VGPU_CTR_VRAM_WRITE_BYTES) - written;
+    fence_end = rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO));
+    g_test_message("rounds done: %" PRIu64 " when the migration started, "
+                   "%" PRIu64 " when it completed %.2f s later, of %u; "
+                   "%" PRIu64 " MiB written meanwhile", fence_start,
+                   fence_end, (g_get_monotonic_time() - start) / 1e6,
+                   LIVE_ROUNDS, written / MiB);
+    g_assert_cmpuint(written, >, 0);                /* written meanwhile */
+    g_assert_cmpuint(fence_end, <, LIVE_ROUNDS);    /* work left to do */
+    vram_read(&t, 0, src, 64 * MiB);
+    vgpu_test_stop(&t);
+
+    launch_incoming(&d, file, NULL, "-S");
+    wait_runstate(d.qts, "paused");
+    vgpu_attach(&d);
+    for (off = 0; off < 64 * MiB; off += 4 * MiB) {
+        uint64_t i;
+
+        vram_read(&d, off, dst, 4 * MiB);
+        for (i = 0; i < 4 * MiB && dst[i] == src[off + i]; i++) {
+            ;
+        }
+        if (i < 4 * MiB) {
+            g_error("VRAM 0x%" PRIx64 ": 0x%02x on the destination, 0x%02x "
+                    "on the source", off + i, dst[i], src[off + i]);
+        }
+    }
+    g_assert_cmpuint(rd64(&d, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==,
+                     fence_end);
+
+    qtest_qmp_assert_success(d.qts, "{ 'execute': 'cont' }");
+    memcpy(d.tail, t.tail, sizeof(d.tail));
+    q_wait_done(&d, 0);
+    live_check_final(&d);
+    vgpu_test_stop(&d);
+    unlink(file);
+    rmdir(dir);
+}
+
 /* ------------------------------------------------------------- Tests --- */
 
 void vgpu_test_add_migration(void)
 {
     qtest_add_func("/vgpu/migration/save-load", test_migration);
     ADD_TABLE("migration/refused", bad_stream_cases, test_bad_stream);
+    qtest_add_func("/vgpu/migration/live-vram", test_live_migration);
 }
