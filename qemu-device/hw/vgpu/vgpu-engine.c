@@ -49,6 +49,31 @@ static bool vgpu_ring_offset_ok(VGPUQueue *q, uint32_t off)
     return off < q->ring_size && !(off & 3);
 }
 
+/*
+ * Can the queue run with its set-up (what ENABLE checks)?  Returns
+ * VGPU_QUEUE_ERROR_NONE, or the cause with *@why saying what is wrong.
+ */
+static uint32_t vgpu_queue_setup_check(VGPUQueue *q, const char **why)
+{
+    if (q->context >= VGPU_NUM_CONTEXTS) {
+        *why = "context out of range";
+        return VGPU_QUEUE_ERROR_CONTEXT;
+    }
+    if (!vgpu_desc_valid(q->ring)) {
+        *why = "ring descriptor not valid";
+        return VGPU_QUEUE_ERROR_RING;
+    }
+    if (!vgpu_ring_size_ok(q->ring_size)) {
+        *why = "ring size not a power of two in range";
+        return VGPU_QUEUE_ERROR_RING;
+    }
+    if (!vgpu_ring_offset_ok(q, q->head) || !vgpu_ring_offset_ok(q, q->tail)) {
+        *why = "HEAD or TAIL not a dword offset in the ring";
+        return VGPU_QUEUE_ERROR_RING;
+    }
+    return VGPU_QUEUE_ERROR_NONE;
+}
+
 void vgpu_queue_set_error(VGPUState *s, VGPUQueue *q, uint32_t cause)
 {
     unsigned qi = vgpu_queue_index(s, q);
@@ -291,24 +316,6 @@ void vgpu_queue_reset_all(VGPUState *s)
 
 /* ------------------------------------------------------------ Migration --- */
 
-/* Why a loaded ring set-up is not one ENABLE accepts; NULL if it is. */
-static const char *vgpu_queue_ring_load_why(VGPUQueue *q)
-{
-    if (q->context >= VGPU_NUM_CONTEXTS) {
-        return "context out of range";
-    }
-    if (!vgpu_desc_valid(q->ring)) {
-        return "ring descriptor not valid";
-    }
-    if (!vgpu_ring_size_ok(q->ring_size)) {
-        return "ring size not a power of two in range";
-    }
-    if (!vgpu_ring_offset_ok(q, q->head) || !vgpu_ring_offset_ok(q, q->tail)) {
-        return "HEAD or TAIL not a dword offset in the ring";
-    }
-    return NULL;
-}
-
 /* Why a loaded CALL in flight cannot be resumed; NULL if it can. */
 static const char *vgpu_queue_call_load_why(VGPUQueue *q)
 {
@@ -380,8 +387,8 @@ static const char *vgpu_queue_load_why(VGPUState *s, VGPUQueue *q,
     if (q->error > VGPU_QUEUE_ERROR_LAST) {
         return "error cause unknown";
     }
-    why = enabled ? vgpu_queue_ring_load_why(q) : NULL;
-    if (why) {
+    if (enabled &&
+        vgpu_queue_setup_check(q, &why) != VGPU_QUEUE_ERROR_NONE) {
         return why;
     }
     if (q->busy && !runs) {
@@ -493,26 +500,33 @@ void vgpu_queue_write64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t val)
     }
 }
 
+/*
+ * Check the set-up before the queue may run again; false: it is bad and
+ * the queue went into ERROR with the cause.
+ */
+static bool vgpu_queue_setup_ok(VGPUState *s, VGPUQueue *q)
+{
+    const char *why;
+    uint32_t cause = vgpu_queue_setup_check(q, &why);
+
+    if (cause == VGPU_QUEUE_ERROR_NONE) {
+        return true;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s (context %u, ring "
+                  "0x%" PRIx64 ", size 0x%x, head 0x%x, tail 0x%x)\n",
+                  vgpu_queue_index(s, q), why, q->context, q->ring,
+                  q->ring_size, q->head, q->tail);
+    vgpu_queue_set_error(s, q, cause);
+    return false;
+}
+
 static void vgpu_queue_enable(VGPUState *s, VGPUQueue *q)
 {
-    unsigned qi = vgpu_queue_index(s, q);
-
     if (q->state != VGPU_QUEUE_STATE_DISABLED &&
         q->state != VGPU_QUEUE_STATE_ERROR) {
         return;
     }
-    if (q->context >= VGPU_NUM_CONTEXTS) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: context %u out of "
-                      "range\n", qi, q->context);
-        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CONTEXT);
-        return;
-    }
-    if (!vgpu_desc_valid(q->ring) || !vgpu_ring_size_ok(q->ring_size) ||
-        !vgpu_ring_offset_ok(q, q->head) || !vgpu_ring_offset_ok(q, q->tail)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: bad ring (descriptor "
-                      "0x%" PRIx64 ", size 0x%x, head 0x%x, tail 0x%x)\n",
-                      qi, q->ring, q->ring_size, q->head, q->tail);
-        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING);
+    if (!vgpu_queue_setup_ok(s, q)) {
         return;
     }
     q->error = VGPU_QUEUE_ERROR_NONE;
@@ -535,7 +549,9 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         q->fault_info = 0;
         memset(&q->cmd, 0, sizeof(q->cmd));
         vgpu_queue_call_drop(q);
-        if (q->state != VGPU_QUEUE_STATE_DISABLED) {
+        /* An ENABLE refused left ERROR with a bad set-up: it stays. */
+        if (q->state != VGPU_QUEUE_STATE_DISABLED &&
+            vgpu_queue_setup_ok(s, q)) {
             q->state = VGPU_QUEUE_STATE_IDLE;
         }
     }
