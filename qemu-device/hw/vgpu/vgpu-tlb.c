@@ -253,8 +253,7 @@ bool vgpu_inval_load_check(VGPUState *s, Error **errp)
         uint32_t cmd = s->inval_fifo[i].cmd;
 
         if (VGPU_FIELD_GET(cmd, VGPU_INVAL_CMD_OP) > VGPU_INVAL_OP_RANGE ||
-            VGPU_FIELD_GET(cmd, VGPU_INVAL_CMD_CTX) >= VGPU_NUM_CONTEXTS ||
-            (cmd & ~(VGPU_INVAL_CMD_OP_MASK | VGPU_INVAL_CMD_CTX_MASK))) {
+            VGPU_FIELD_GET(cmd, VGPU_INVAL_CMD_CTX) >= VGPU_NUM_CONTEXTS) {
             error_setg(errp, "invalidation request %d: command 0x%x refused "
                        "by INVAL_CMD", i, cmd);
             return false;
