@@ -289,11 +289,19 @@ uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q)
 
 /* ------------------------------------------------------------ Helpers --- */
 
+/*
+ * Translate @va for an access, or raise its fault.  False: the command
+ * stops (BLOCKED); also when the device's own DMA asked for a reset, which
+ * ends the engine pass here (see vgpu_qdev_reset()).
+ */
 static bool vgpu_xlate(VGPUState *s, VGPUQueue *q, uint64_t va,
                        unsigned access, VGPUXlate *x)
 {
     VGPUFaultInfo f;
 
+    if (s->reset_pending) {
+        return false;
+    }
     if (vgpu_mmu_translate(s, q, va, access, x, &f)) {
         return true;
     }

@@ -188,7 +188,8 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
     if (q->state == VGPU_QUEUE_STATE_WAITING) {
         q->state = VGPU_QUEUE_STATE_RUNNING;    /* poll the WAIT again */
     }
-    while (q->state == VGPU_QUEUE_STATE_RUNNING && budget > 0) {
+    while (q->state == VGPU_QUEUE_STATE_RUNNING && budget > 0 &&
+           !s->reset_pending) {
         VGPUCmdStatus st;
 
         if (!q->busy) {
@@ -251,7 +252,7 @@ static void vgpu_sched_bh(void *opaque)
     }
     s->in_engine = true;
     vgpu_inval_process(s);
-    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+    for (i = 0; i < VGPU_NUM_QUEUES && !s->reset_pending; i++) {
         VGPUQueue *q = &s->queue[(s->rr_next + i) % VGPU_NUM_QUEUES];
 
         if (q->state == VGPU_QUEUE_STATE_RUNNING ||
@@ -261,6 +262,11 @@ static void vgpu_sched_bh(void *opaque)
     }
     s->rr_next = (s->rr_next + 1) % VGPU_NUM_QUEUES;
     s->in_engine = false;
+    if (s->reset_pending) {
+        s->reset_pending = false;
+        vgpu_reset_state(s);            /* see vgpu_qdev_reset() */
+        return;
+    }
     vgpu_sched_update(s);
 }
 

@@ -199,6 +199,7 @@ struct VGPUState {
     /* scheduler */
     uint32_t rr_next;
     bool in_engine;             /* the scheduler is running (not migrated) */
+    bool reset_pending;         /* reset by its own DMA, after the pass */
 
     /* derived, not migrated */
     VGPUTlb l2;
@@ -206,6 +207,7 @@ struct VGPUState {
 
 /* vgpu.c */
 void vgpu_irq_raise(VGPUState *s, uint32_t causes);
+void vgpu_reset_state(VGPUState *s);
 uint64_t vgpu_now_ns(void);
 
 static inline void vgpu_count(VGPUState *s, uint32_t ctx, unsigned ctr,

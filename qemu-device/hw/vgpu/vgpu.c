@@ -103,7 +103,7 @@ static void vgpu_counters_reset(VGPUState *s)
 }
 
 /* Everything back to its power-on state; VRAM contents are kept. */
-static void vgpu_reset_state(VGPUState *s)
+void vgpu_reset_state(VGPUState *s)
 {
     trace_vgpu_reset();
     vgpu_queue_reset_all(s);
@@ -792,10 +792,24 @@ static void vgpu_exit(PCIDevice *pdev)
     g_free(s->bounce);
 }
 
-/* Power-on, system reset, PCI bus reset and function-level reset. */
+/*
+ * Power-on, system reset, PCI bus reset and function-level reset.  A reset
+ * that arrives while the engine runs comes from the device's own DMA (an
+ * FLR written into its configuration space through MMCONFIG): the state
+ * the engine is using must not vanish under it, so the reset is done when
+ * the engine pass ends, and the pass ends at the next access.
+ */
 static void vgpu_qdev_reset(DeviceState *dev)
 {
-    vgpu_reset_state(VGPU(dev));
+    VGPUState *s = VGPU(dev);
+
+    if (s->in_engine) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: reset by the device's own "
+                      "DMA; done when the engine pass ends\n");
+        s->reset_pending = true;
+        return;
+    }
+    vgpu_reset_state(s);
 }
 
 static void vgpu_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
