@@ -890,10 +890,12 @@ static uint64_t qemu_rss(Fuzz *f)
 {
     g_autofree char *path = g_strdup_printf("/proc/%d/status", f->qemu_pid);
     g_autofree char *text = NULL;
-    const char *at;
+    const char *at = NULL;
 
-    if (!g_file_get_contents(path, &text, NULL, NULL) ||
-        !(at = strstr(text, "VmRSS:"))) {
+    if (g_file_get_contents(path, &text, NULL, NULL)) {
+        at = strstr(text, "VmRSS:");
+    }
+    if (!at) {
         fuzz_fail(f, EXIT_CHECK, "cannot read %s", path);
     }
     return g_ascii_strtoull(at + strlen("VmRSS:"), NULL, 10) * KiB;
@@ -971,6 +973,11 @@ static void program_setup(Fuzz *f)
 
     if (chance(f, 90)) {
         fault_buf_init(&f->t, 16 << below(f, 5));
+    }
+    if (chance(f, 20)) {
+        /* In system memory instead, behind the MSI-X targets. */
+        wr64(&f->t, VGPU_REG_FAULT_BUF_LO, desc(true, SYS_MSI + MiB));
+        wr(&f->t, VGPU_REG_FAULT_BUF_ENTRIES, 64);
     }
     wr(&f->t, VGPU_REG_INT_ENABLE, chance(f, 80) ? ~0u : rnd_reg_value(f));
     n = 1 + below(f, 3);
@@ -1070,6 +1077,23 @@ static void program_run(Fuzz *f, uint64_t p)
 
 /* ------------------------------------------------------------ Workers --- */
 
+/*
+ * The device's properties for a seed: the default TLBs, or tiny ones
+ * that evict all the time; strict mode (re-walks on every hit) for every
+ * third seed.
+ */
+static const char *fuzz_props(uint64_t seed)
+{
+    static const char *const props[] = {
+        "vram_size=64M",
+        "vram_size=64M,tlb_l1_sets=1,tlb_l1_ways=1,tlb_l2_sets=2,"
+        "tlb_l2_ways=1",
+        "vram_size=64M,strict=on",
+    };
+
+    return props[seed % ARRAY_SIZE(props)];
+}
+
 static void fuzz_start(Fuzz *f)
 {
     g_autofree char *pidfile = g_strdup_printf("%s/qemu.pid", f->dir);
@@ -1079,7 +1103,7 @@ static void fuzz_start(Fuzz *f)
     g_autofree char *pid = NULL;
     int c;
 
-    vgpu_test_launch(&f->t, "vram_size=64M", extra);
+    vgpu_test_launch(&f->t, fuzz_props(f->seed), extra);
     vgpu_attach(&f->t);
     g_assert(g_file_get_contents(pidfile, &pid, NULL, NULL));
     f->qemu_pid = atoi(pid);
@@ -1138,7 +1162,7 @@ static void check_migration(Fuzz *f)
         }
         g_usleep(10 * 1000);
     }
-    vgpu_test_launch(&d, "vram_size=64M", "-incoming defer");
+    vgpu_test_launch(&d, fuzz_props(f->seed), "-incoming defer");
     qtest_set_expected_status(d.qts, 1);
     qtest_qmp_assert_success(d.qts, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s } }", in);
@@ -1177,13 +1201,14 @@ static void check_migration(Fuzz *f)
 static int fuzz_seed(uint64_t seed, uint64_t from, uint64_t programs,
                      gint64 deadline, bool verbose, int fd)
 {
+    struct sigaction sa = { .sa_handler = on_alarm };
     Fuzz *f = g_new0(Fuzz, 1);
     uint64_t p;
 
     f->seed = seed;
     f->verbose = verbose;
     f->dir = g_dir_make_tmp("vgpu-fuzz-XXXXXX", NULL);
-    signal(SIGALRM, on_alarm);
+    sigaction(SIGALRM, &sa, NULL);
     fuzz_start(f);
     for (p = from; p < from + programs; p++) {
         if (deadline && g_get_monotonic_time() > deadline) {

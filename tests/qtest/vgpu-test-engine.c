@@ -1,5 +1,6 @@
 /*
- * vgpu qtests: engines and commands: scheduling, WAIT, bad commands, COPY/FILL/WRITE/TOUCH/CHECKSUM.
+ * vgpu qtests: engines and commands: scheduling, WAIT, bad commands,
+ * COPY/FILL/WRITE/TOUCH/CHECKSUM.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -237,7 +237,7 @@ typedef struct BadStreamCase {
 #define IN_FLIGHT(hdr)                                                      \
     Q0(Q_STATE, VGPU_QUEUE_STATE_RUNNING), P(AT_Q0, Q_BUSY, 1, 1),          \
     Q0(Q_CMD_HEADER, hdr), Q0(Q_CMD_LEN, FIELD_GET(hdr, VGPU_CMD_LEN)),     \
-    Q0(Q_TAIL, 0x100)
+    Q0(Q_TAIL, 0x100)       /* list elements: no parentheses */
 #define ARG(i, val)             Q0(Q_CMD_ARG + 4 * (i), val)
 /* Queue 0 RUNNING inside a CALL of @size bytes at stream offset @pos. */
 #define IN_CALL(size, pos)                                                  \

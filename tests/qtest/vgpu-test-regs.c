@@ -1,5 +1,6 @@
 /*
- * vgpu qtests: identification, properties, registers, interrupts, access counters, small BAR, reset.
+ * vgpu qtests: identification, properties, registers, interrupts, access
+ * counters, small BAR, reset.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

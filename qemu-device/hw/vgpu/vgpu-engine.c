@@ -289,7 +289,9 @@ void vgpu_engine_kick(VGPUState *s)
 
 void vgpu_engine_init(VGPUState *s)
 {
-    s->sched_bh = qemu_bh_new(vgpu_sched_bh, s);
+    /* Guarded: the engine's DMA cannot reach the device's own MMIO. */
+    s->sched_bh = qemu_bh_new_guarded(vgpu_sched_bh, s,
+                                      &DEVICE(s)->mem_reentrancy_guard);
     s->poll_timer = timer_new_ns(QEMU_CLOCK_REALTIME, vgpu_poll_timer, s);
     s->vmstate_entry = qemu_add_vm_change_state_handler(vgpu_vm_state_change,
                                                         s);

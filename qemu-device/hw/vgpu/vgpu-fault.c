@@ -123,7 +123,8 @@ void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
  */
 bool vgpu_fault_load_check(VGPUState *s, Error **errp)
 {
-    if (vgpu_fault_entries_ok(s->fault_entries) ? s->fault_tail >= s->fault_entries : s->fault_tail) {
+    if (vgpu_fault_entries_ok(s->fault_entries) ?
+        s->fault_tail >= s->fault_entries : s->fault_tail) {
         error_setg(errp, "fault buffer TAIL %u outside its %u entries",
                    s->fault_tail, s->fault_entries);
         return false;
