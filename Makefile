@@ -55,6 +55,7 @@ help:
 	@echo "  make debug-kernel build the debug kernel (KASAN, lockdep, kmemleak, KUnit)"
 	@echo "                   and vgpu.ko in its tree (cached)"
 	@echo "  make check-qtest host-side device tests only"
+	@echo "  make fuzz-device run the device fuzzer (FUZZ_SECONDS=60, FUZZ_SEED=S)"
 	@echo "  make check-guest guest-side tests only"
 	@echo "  make clean       remove build/ (the cache stays)"
 	@echo "  make distclean   also remove the cache $(VGPU_CACHE)"

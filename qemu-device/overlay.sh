@@ -12,9 +12,11 @@
 #   hw/Kconfig              source vgpu/Kconfig
 #   hw/meson.build          subdir('vgpu')
 #   meson.build             'hw/vgpu' in trace_events_subdirs
-#   tests/qtest/meson.build vgpu-test in qtests_x86_64 (ninja target
-#                           tests/qtest/vgpu-test), and its sources
-#                           besides vgpu-test.c in the qtests dictionary
+#   tests/qtest/meson.build vgpu-test and vgpu-fuzz in qtests_x86_64
+#                           (ninja targets tests/qtest/vgpu-test and
+#                           tests/qtest/vgpu-fuzz), and their sources
+#                           besides vgpu-test.c / vgpu-fuzz.c in the
+#                           qtests dictionary
 # Every edit is guarded by a grep, so running it twice changes nothing.
 
 set -euo pipefail
@@ -51,25 +53,28 @@ if ! grep -q "'hw/vgpu'," "$src/meson.build"; then
 	sed -i "s|^    'hw/misc',$|    'hw/misc',\n    'hw/vgpu',|" "$src/meson.build"
 fi
 
-# 5. tests/qtest/meson.build: build vgpu-test for x86_64 when the device
-#    is configured in.
+# 5. tests/qtest/meson.build: build vgpu-test and vgpu-fuzz for x86_64 when
+#    the device is configured in (older overlays added vgpu-test alone).
 qm=$src/tests/qtest/meson.build
 if ! grep -q "has_key('CONFIG_VGPU')" "$qm"; then
 	grep -q "^qtests_x86_64 = qtests_i386" "$qm" ||
 		die "cannot find qtests_x86_64 in $qm"
-	sed -i "s|^qtests_x86_64 = qtests_i386|qtests_x86_64 = qtests_i386 + \\\\\n  (config_all_devices.has_key('CONFIG_VGPU') ? ['vgpu-test'] : [])|" "$qm"
+	sed -i "s|^qtests_x86_64 = qtests_i386|qtests_x86_64 = qtests_i386 + \\\\\n  (config_all_devices.has_key('CONFIG_VGPU') ? ['vgpu-test', 'vgpu-fuzz'] : [])|" "$qm"
 fi
+sed -i "s|has_key('CONFIG_VGPU') ? \['vgpu-test'\] : \[\]|has_key('CONFIG_VGPU') ? ['vgpu-test', 'vgpu-fuzz'] : []|" "$qm"
 
 # 6. tests/qtest/meson.build: the other sources of vgpu-test (the helper
-#    library and the topic files), as the qtests dictionary allows:
-#    qtests += {'vgpu-test': files(...)}.  The line is marked and rewritten
-#    on every run, so adding a topic file needs no manual step.
+#    library and the topic files) and of vgpu-fuzz (the helper library),
+#    as the qtests dictionary allows: qtests += {'vgpu-test': files(...)}.
+#    The lines are marked and rewritten on every run, so adding a topic
+#    file needs no manual step.
 srcs=$(cd "$top/tests/qtest" && ls libvgpu-qtest.c vgpu-test-*.c 2>/dev/null |
 	sed "s/.*/'&'/" | paste -sd, - | sed 's/,/, /g')
 line="qtests += {'vgpu-test': files($srcs)}  # vgpu (overlay.sh)"
-if ! grep -qxF "$line" "$qm"; then
+fuzz="qtests += {'vgpu-fuzz': files('libvgpu-qtest.c')}  # vgpu (overlay.sh)"
+if ! grep -qxF "$line" "$qm" || ! grep -qxF "$fuzz" "$qm"; then
 	grep -q "^qtest_executables = {}" "$qm" ||
 		die "cannot find qtest_executables in $qm"
 	sed -i "/# vgpu (overlay.sh)\$/d" "$qm"
-	sed -i "s|^qtest_executables = {}|$line\n\nqtest_executables = {}|" "$qm"
+	sed -i "s|^qtest_executables = {}|$line\n$fuzz\n\nqtest_executables = {}|" "$qm"
 fi

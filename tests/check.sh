@@ -6,7 +6,8 @@
 #   tests/check.sh [host] [qtest] [guest]     (default: all)
 #
 # Tier 0, host: libvgpu builds from its pkg-config file alone.
-# Tier 1, qtest: the device's qtests (QEMU libqtest, TAP).
+# Tier 1, qtest: the device's qtests (QEMU libqtest, TAP) and a short
+#   fixed-seed run of the device fuzzer (one TAP line per seed).
 # Tier 2, guest: the kselftest suites and guest scripts, run by
 #   tools/vm/vgpu-run in fresh guests, once per kernel flavour and device
 #   configuration below.  A guest run that fails as a whole (module load,
@@ -40,17 +41,35 @@ if [ -x "$TOP/tools/vm/flavour-debug.sh" ] && [ "${VGPU_DEBUG_KERNEL:-1}" = 1 ];
 debug 256M 256M"
 fi
 
+# Run one qtest-tier binary: $1 the name of its TAP and log files, the
+# rest its command line.  A binary that fails without saying which test
+# failed counts as one more failure.
+run_qtest_binary() {
+	local name=$1 st
+	shift
+	QTEST_QEMU_BINARY=$QBUILD/qemu-system-x86_64 timeout 600 "$@" \
+		> "$OUT/$name.tap" 2> "$OUT/$name.log"
+	st=$?
+	grep -E '^(not )?ok ' "$OUT/$name.tap"
+	if [ $st -ne 0 ] && ! grep -q '^not ok' "$OUT/$name.tap"; then
+		echo "not ok - $name binary exited with status $st" | tee -a "$OUT/$name.tap"
+		tail -n 20 "$OUT/$name.log"
+	fi
+}
+
+# The device fuzzer's fixed seeds for the check (about 30 s); `make
+# fuzz-device` runs it for longer.
+FUZZ_DEVICE_SEEDS=${VGPU_FUZZ_DEVICE_SEEDS:-1,2,3,4}
+FUZZ_DEVICE_PROGRAMS=${VGPU_FUZZ_DEVICE_PROGRAMS:-100}
+
 run_qtest() {
 	echo "== qtest: host-side device tests"
-	QTEST_QEMU_BINARY=$QBUILD/qemu-system-x86_64 \
-		timeout 600 "$QBUILD/tests/qtest/vgpu-test" --tap -k \
-		> "$OUT/qtest.tap" 2> "$OUT/qtest.log"
-	local st=$?
-	grep -E '^(not )?ok ' "$OUT/qtest.tap"
-	if [ $st -ne 0 ] && ! grep -q '^not ok' "$OUT/qtest.tap"; then
-		echo "not ok - qtest binary exited with status $st" | tee -a "$OUT/qtest.tap"
-		tail -n 20 "$OUT/qtest.log"
-	fi
+	run_qtest_binary qtest "$QBUILD/tests/qtest/vgpu-test" --tap -k
+	echo "== qtest: device fuzzer, seeds $FUZZ_DEVICE_SEEDS"
+	run_qtest_binary fuzz-device "$QBUILD/tests/qtest/vgpu-fuzz" --tap \
+		--seeds "$FUZZ_DEVICE_SEEDS" --programs "$FUZZ_DEVICE_PROGRAMS"
+	grep '^not ok' "$OUT/fuzz-device.tap" >/dev/null && tail -n 20 "$OUT/fuzz-device.log"
+	return 0
 }
 
 # Host tools: libvgpu's staged install builds a program with nothing but

@@ -272,6 +272,32 @@ void map4k(VGPUTest *t, int ctx, uint64_t va, uint64_t pa,
     map(t, ctx, va, pa, VGPU_PAGE_SIZE_4K, flags, VGPU_PAGE_SIZE_4K);
 }
 
+/*
+ * map(), faster for 4 KiB pages: whole level-0 tables written at once.
+ * @va and @pa 2 MiB aligned, @size a multiple of 2 MiB.
+ */
+void map_bulk(VGPUTest *t, int ctx, uint64_t va, uint64_t pa, uint64_t size,
+              uint64_t flags, uint64_t page_size)
+{
+    g_autofree uint64_t *pt = g_new0(uint64_t, VGPU_PT_ENTRIES);
+    uint64_t off, i;
+
+    if (page_size != VGPU_PAGE_SIZE_4K) {
+        map(t, ctx, va, pa, size, flags, page_size);
+        return;
+    }
+    for (off = 0; off < size; off += VGPU_PAGE_SIZE_2M) {
+        uint64_t table = pt_alloc(t, t->pt_sys);
+
+        for (i = 0; i < VGPU_PT_ENTRIES; i++) {
+            pt[i] = (pa + off + i * VGPU_PAGE_SIZE_4K) | flags |
+                    VGPU_PTE_VALID;
+        }
+        mem_write(t, t->pt_sys, table, pt, VGPU_PT_SIZE);
+        pt_set(t, ctx, va + off, 1, desc(t->pt_sys, table));
+    }
+}
+
 /* ------------------------------------------------------------- Queues --- */
 
 void q_init(VGPUTest *t, int q, int ctx)

@@ -124,6 +124,8 @@ void map(VGPUTest *t, int ctx, uint64_t va, uint64_t pa, uint64_t size,
          uint64_t flags, uint64_t page_size);
 void map4k(VGPUTest *t, int ctx, uint64_t va, uint64_t pa,
            uint64_t flags);
+void map_bulk(VGPUTest *t, int ctx, uint64_t va, uint64_t pa, uint64_t size,
+              uint64_t flags, uint64_t page_size);
 
 /* ------------------------------------------------------------- Queues --- */
 
@@ -255,5 +257,6 @@ void vgpu_test_add_fault(void);
 void vgpu_test_add_engine(void);
 void vgpu_test_add_call(void);
 void vgpu_test_add_system(void);
+void vgpu_test_add_migration(void);
 
 #endif /* LIBVGPU_QTEST_H */

@@ -1,5 +1,6 @@
 /*
- * vgpu qtests: engines and commands: scheduling, WAIT, bad commands, COPY/FILL/WRITE/TOUCH/CHECKSUM.
+ * vgpu qtests: engines and commands: scheduling, WAIT, bad commands,
+ * COPY/FILL/WRITE/TOUCH/CHECKSUM.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -488,6 +489,65 @@ static void test_ring_in_system(void)
     vgpu_test_stop(&t);
 }
 
+typedef struct BadSetupCase {
+    const char *name;
+    uint32_t reg;           /* the queue register made bad */
+    uint64_t val;
+    uint32_t cause;
+} BadSetupCase;
+
+static const BadSetupCase bad_setup_cases[] = {
+    { "context", VGPU_QUEUE_CONTEXT, 99, VGPU_QUEUE_ERROR_CONTEXT },
+    { "ring-size", VGPU_QUEUE_RING_SIZE, 2, VGPU_QUEUE_ERROR_RING },
+    { "ring-descriptor", VGPU_QUEUE_RING_LO, 0, VGPU_QUEUE_ERROR_RING },
+};
+
+/*
+ * A queue whose ENABLE was refused for its set-up stays in ERROR through
+ * RESET (found by vgpu-fuzz: RESET made it IDLE, and a doorbell then ran
+ * it with a context out of range, reading past the context roots).
+ */
+static void test_reset_bad_setup(const void *opaque)
+{
+    const BadSetupCase *c = opaque;
+    const int q = 2;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    q_init(&t, q, CTX);
+    qwr(&t, q, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_DISABLE);
+    if (c->reg == VGPU_QUEUE_RING_LO) {
+        wr64(&t, VGPU_QUEUE_REG(q, c->reg), c->val);
+    } else {
+        qwr(&t, q, c->reg, c->val);
+    }
+    qwr(&t, q, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_ENABLE);
+    g_assert_cmpuint(q_state(&t, q), ==, VGPU_QUEUE_STATE_ERROR);
+    g_assert_cmpuint(q_error(&t, q), ==, c->cause);
+    wr(&t, VGPU_REG_ERROR_QUEUES, (1u << q));
+
+    qwr(&t, q, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_RESET);
+    g_assert_cmpuint(q_state(&t, q), ==, VGPU_QUEUE_STATE_ERROR);
+    g_assert_cmpuint(q_error(&t, q), ==, c->cause);
+    g_assert_cmphex(rd(&t, VGPU_REG_ERROR_QUEUES), ==, (1u << q));
+    cmd_fence(&t, q, SCRATCH_VA, 5, false);
+    q_submit(&t, q);
+    g_assert_cmpuint(q_state(&t, q), ==, VGPU_QUEUE_STATE_ERROR);
+    g_assert_cmpuint(qrd(&t, q, VGPU_QUEUE_HEAD), ==, 0);
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_COMMANDS), ==, 0);
+
+    /* A good set-up runs again. */
+    qwr(&t, q, VGPU_QUEUE_CONTROL,
+        VGPU_QUEUE_CONTROL_DISABLE | VGPU_QUEUE_CONTROL_RESET);
+    q_init(&t, q, CTX);
+    cmd_fence(&t, q, SCRATCH_VA, 6, false);
+    q_submit(&t, q);
+    q_wait_done(&t, q);
+    g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA), ==, 6);
+    vgpu_test_stop(&t);
+}
+
 /* ------------------------------------------------------------- Tests --- */
 
 void vgpu_test_add_engine(void)
@@ -499,6 +559,8 @@ void vgpu_test_add_engine(void)
     qtest_add_func("/vgpu/engine/timeslice", test_timeslice);
     qtest_add_func("/vgpu/engine/ring-in-system", test_ring_in_system);
     ADD_TABLE("engine/bad-command", bad_cmd_cases, test_bad_command);
+    ADD_TABLE("engine/reset-keeps-bad-setup", bad_setup_cases,
+              test_reset_bad_setup);
     qtest_add_func("/vgpu/cmd/fill-write", test_cmd_fill_write);
     qtest_add_func("/vgpu/cmd/timestamp", test_cmd_timestamp);
     ADD_TABLE("cmd/touch", touch_cases, test_cmd_touch);

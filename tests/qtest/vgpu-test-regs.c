@@ -1,5 +1,6 @@
 /*
- * vgpu qtests: identification, properties, registers, interrupts, access counters, small BAR, reset.
+ * vgpu qtests: identification, properties, registers, interrupts, access
+ * counters, small BAR, reset.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -384,6 +385,59 @@ static void test_reset_flr(void)
     vgpu_test_stop(&t);
 }
 
+/* q35's MMCONFIG window, enabled by hand (no firmware runs under qtest). */
+#define Q35_PCIEXBAR        0x60
+#define MMCONFIG_BASE       0xb0000000ull
+#define OWN_CONFIG_VA       0x500000000ull
+
+/*
+ * The device resets itself by its own DMA: a COPY whose destination is
+ * its configuration space (through q35's MMCONFIG) writes FLR into
+ * DEVCTL.  The reset waits for the engine pass to end, and the COPY stops
+ * there: without that, the reset happened under the command, which then
+ * went on with the zeroed queue (a fault on context 0 of a queue that was
+ * just reset, counters counting after the reset).
+ */
+static void test_reset_flr_by_own_dma(void)
+{
+    uint64_t cfg = MMCONFIG_BASE + (QPCI_DEVFN(4, 0) << 12);
+    QPCIDevice *host;
+    VGPUTest t;
+    uint8_t cap;
+    int i;
+
+    vgpu_test_launch(&t, "vram_size=64M", "-machine q35");
+    vgpu_attach(&t);
+    host = qpci_device_find(t.bus, 0);
+    qpci_config_writel(host, Q35_PCIEXBAR + 4, 0);
+    qpci_config_writel(host, Q35_PCIEXBAR, MMCONFIG_BASE | 1);
+    g_free(host);
+    g_assert_cmphex(qtest_readw(t.qts, cfg + PCI_VENDOR_ID), ==,
+                    VGPU_PCI_VENDOR_ID);
+    cap = qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0);
+
+    basic_setup(&t);
+    map4k(&t, CTX, OWN_CONFIG_VA, cfg, PTE_RW | VGPU_PTE_SYSTEM);
+    map4k(&t, CTX, OWN_CONFIG_VA + 0x1000, SCRATCH_PA + 0x3000, PTE_RW);
+    mem_wq(&t, false, SCRATCH_PA, PCI_EXP_DEVCTL_BCR_FLR);
+    /* The copy's second piece lands in VRAM, after the reset. */
+    cmd_copy(&t, 0, SCRATCH_VA, OWN_CONFIG_VA + cap + PCI_EXP_DEVCTL,
+             0x1000 - cap - PCI_EXP_DEVCTL + 8);
+    cmd_fence(&t, 0, SCRATCH_VA + 0x100, 1, false);
+    q_submit(&t, 0);
+    for (i = 0; qpci_config_readw(t.dev, PCI_COMMAND); i++) {
+        g_assert_cmpint(i, <, 100000);              /* the FLR happened */
+        g_usleep(20);
+    }
+    g_free(t.dev);
+    qpci_free_pc(t.bus);
+    vgpu_attach(&t);
+    check_power_on_state(&t);
+    g_assert_cmphex(mem_rq(&t, false, SCRATCH_PA + 0x3000), ==, 0);
+    g_assert_cmphex(mem_rq(&t, false, SCRATCH_PA + 0x100), ==, 0);
+    vgpu_test_stop(&t);
+}
+
 /* ------------------------------------------------------------- Tests --- */
 
 void vgpu_test_add_regs(void)
@@ -397,4 +451,5 @@ void vgpu_test_add_regs(void)
     qtest_add_func("/vgpu/small-bar-window", test_small_bar_window);
     qtest_add_func("/vgpu/reset/register", test_reset_register);
     qtest_add_func("/vgpu/reset/flr", test_reset_flr);
+    qtest_add_func("/vgpu/reset/flr-by-own-dma", test_reset_flr_by_own_dma);
 }

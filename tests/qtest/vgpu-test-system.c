@@ -1,137 +1,11 @@
 /*
- * vgpu qtests: migration, the worked examples of hardware.rst, the COPY benchmark.
+ * vgpu qtests: the worked examples of hardware.rst, the COPY benchmark.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
 #include "libvgpu-qtest.h"
-
-/* ----------------------------------------------------------- Migration --- */
-
-static void wait_migration(QTestState *qts)
-{
-    gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-
-    for (;;) {
-        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = qdict_haskey(ret, "status") ?
-                             qdict_get_str(ret, "status") : "none";
-        bool done = !strcmp(status, "completed");
-
-        g_assert_cmpstr(status, !=, "failed");
-        qobject_unref(rsp);
-        if (done) {
-            return;
-        }
-        g_assert(g_get_monotonic_time() < end);
-        g_usleep(10 * 1000);
-    }
-}
-
-static void wait_running(QTestState *qts)
-{
-    gint64 end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
-
-    for (;;) {
-        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-status' }");
-        bool running = qdict_get_bool(qdict_get_qdict(rsp, "return"),
-                                      "running");
-
-        qobject_unref(rsp);
-        if (running) {
-            return;
-        }
-        g_assert(g_get_monotonic_time() < end);
-        g_usleep(10 * 1000);
-    }
-}
-
-/*
- * Save an idle device to a file and load it into a new QEMU: registers,
- * queues, counters and VRAM come back; the TLB starts empty.
- */
-static void test_migration(void)
-{
-    g_autofree char *dir = g_dir_make_tmp("vgpu-test-XXXXXX", NULL);
-    g_autofree char *file = g_strdup_printf("%s/state", dir);
-    g_autofree char *incoming = g_strdup_printf("-incoming 'exec:cat %s'",
-                                                file);
-    g_autofree char *uri = g_strdup_printf("exec:cat > %s", file);
-    uint64_t walks, fault_va, counters[VGPU_CTR_NR];
-    uint32_t fault_info_reg;
-    VGPUTest t, d;
-    QDict *rsp;
-    int i;
-
-    vgpu_test_start(&t, NULL);
-    basic_setup(&t);
-    q_init(&t, 3, CTX);
-    map4k(&t, CTX, STALE_VA, STALE_PA_A, PTE_RW);
-    mem_wq(&t, false, STALE_PA_A, 0x5a5a);
-    cmd_copy(&t, 0, STALE_VA, SCRATCH_VA, 8);
-    cmd_fence(&t, 0, SCRATCH_VA + 8, 17, false);
-    q_submit(&t, 0);
-    q_wait_done(&t, 0);
-    cmd_copy(&t, 3, FAULT_VA, SCRATCH_VA, 8);          /* stalls */
-    q_submit(&t, 3);
-    q_wait_state(&t, 3, VGPU_QUEUE_STATE_STALLED);
-    wr(&t, VGPU_REG_INT_ENABLE, VGPU_INT_FENCE);
-    walks = ctr(&t, CTX, VGPU_CTR_WALKS);
-    for (i = 0; i < VGPU_CTR_NR; i++) {
-        counters[i] = ctr(&t, CTX, i);
-    }
-    fault_va = rd64(&t, VGPU_QUEUE_REG(3, VGPU_QUEUE_FAULT_VA_LO));
-    fault_info_reg = qrd(&t, 3, VGPU_QUEUE_FAULT_INFO);
-
-    rsp = qtest_qmp(t.qts, "{ 'execute': 'migrate', 'arguments': "
-                           "{ 'uri': %s } }", uri);
-    g_assert(qdict_haskey(rsp, "return"));
-    qobject_unref(rsp);
-    wait_migration(t.qts);
-    vgpu_test_stop(&t);
-
-    /* Touch nothing until the state is in. */
-    vgpu_test_launch(&d, "vram_size=64M", incoming);
-    wait_running(d.qts);
-    vgpu_attach(&d);
-    g_assert_cmphex(rd64(&d, VGPU_CTX_REG(CTX, VGPU_CTX_ROOT_LO)), ==,
-                    desc(false, VRAM_PT));
-    g_assert_cmphex(rd(&d, VGPU_REG_INT_ENABLE), ==, VGPU_INT_FENCE);
-    g_assert_cmpuint(rd(&d, VGPU_REG_FAULT_BUF_TAIL), ==, 1);
-    g_assert_cmpuint(q_state(&d, 0), ==, VGPU_QUEUE_STATE_IDLE);
-    g_assert_cmpuint(qrd(&d, 0, VGPU_QUEUE_HEAD), ==, t.tail[0]);
-    g_assert_cmpuint(rd64(&d, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==, 17);
-    g_assert_cmpuint(q_state(&d, 3), ==, VGPU_QUEUE_STATE_STALLED);
-    g_assert_cmphex(rd64(&d, VGPU_QUEUE_REG(3, VGPU_QUEUE_FAULT_VA_LO)), ==,
-                    fault_va);
-    g_assert_cmphex(qrd(&d, 3, VGPU_QUEUE_FAULT_INFO), ==, fault_info_reg);
-    for (i = 0; i < VGPU_CTR_NR; i++) {
-        g_assert_cmpuint(ctr(&d, CTX, i), ==, counters[i]);
-    }
-    g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA), ==, 0x5a5a);
-    g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA + 8), ==, 17);
-
-    /* The TLB was not migrated: the same copy walks the tables again. */
-    memcpy(d.tail, t.tail, sizeof(d.tail));
-    memcpy(d.ring_addr, t.ring_addr, sizeof(d.ring_addr));
-    cmd_copy(&d, 0, STALE_VA, SCRATCH_VA + 16, 8);
-    q_submit(&d, 0);
-    q_wait_done(&d, 0);
-    g_assert_cmpuint(ctr(&d, CTX, VGPU_CTR_WALKS), ==, walks + 2);
-    g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA + 16), ==, 0x5a5a);
-
-    /* And the stalled queue resumes on the new side. */
-    d.root[CTX] = desc(false, VRAM_PT);
-    d.pt_next[0] = VRAM_PT + 2 * MiB;
-    map4k(&d, CTX, FAULT_VA, FAULT_PA, PTE_RW);
-    qwr(&d, 3, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
-    q_wait_done(&d, 3);
-    vgpu_test_stop(&d);
-    unlink(file);
-    rmdir(dir);
-}
 
 /* ----------------------------------------------------- Worked examples --- */
 
@@ -295,30 +169,6 @@ static double now_s(void)
     return g_get_monotonic_time() / 1e6;
 }
 
-/* Write page tables for [va, va + size) -> [pa, ...) in bulk. */
-static void bench_map(VGPUTest *t, uint64_t va, uint64_t pa, uint64_t size,
-                      uint64_t page)
-{
-    uint64_t *pt = g_new0(uint64_t, VGPU_PT_ENTRIES);
-    uint64_t off, i;
-
-    if (page == VGPU_PAGE_SIZE_2M) {
-        map(t, CTX, va, pa, size, PTE_RW, page);
-        g_free(pt);
-        return;
-    }
-    for (off = 0; off < size; off += VGPU_PAGE_SIZE_2M) {
-        uint64_t table = pt_alloc(t, false);
-
-        for (i = 0; i < VGPU_PT_ENTRIES; i++) {
-            pt[i] = (pa + off + i * page) | PTE_RW | VGPU_PTE_VALID;
-        }
-        mem_write(t, false, table, pt, VGPU_PT_SIZE);
-        pt_set(t, CTX, va + off, 1, desc(false, table));
-    }
-    g_free(pt);
-}
-
 static double bench_copy_once(VGPUTest *t, uint64_t seq)
 {
     double start;
@@ -401,8 +251,8 @@ static void test_bench_copy(void)
         ctx_init(&t, CTX);
         map4k(&t, CTX, SCRATCH_VA, SCRATCH_PA, PTE_RW);
         q_init(&t, 0, CTX);
-        bench_map(&t, BENCH_SRC_VA, 64 * MiB, BENCH_SIZE, pages[p]);
-        bench_map(&t, BENCH_DST_VA, 128 * MiB, BENCH_SIZE, pages[p]);
+        map_bulk(&t, CTX, BENCH_SRC_VA, 64 * MiB, BENCH_SIZE, PTE_RW, pages[p]);
+        map_bulk(&t, CTX, BENCH_DST_VA, 128 * MiB, BENCH_SIZE, PTE_RW, pages[p]);
         bench_copy_once(&t, seq++);     /* warm up: fault in host pages */
         best = 1e9;
         for (i = 0; i < 5; i++) {
@@ -422,7 +272,6 @@ static void test_bench_copy(void)
 
 void vgpu_test_add_system(void)
 {
-    qtest_add_func("/vgpu/migration/save-load", test_migration);
     qtest_add_func("/vgpu/worked-example", test_worked_example);
     if (g_getenv("VGPU_BENCH")) {
         qtest_add_func("/vgpu/bench/copy", test_bench_copy);

@@ -17,7 +17,9 @@
  *   vgpu-test-engine.c   scheduling, WAIT, bad commands, the commands
  *   vgpu-test-call.c     indirect streams (CALL), privilege levels,
  *                        FENCE NOWRITE
- *   vgpu-test-system.c   migration, worked examples, benchmark
+ *   vgpu-test-migration.c  save/load, crafted streams refused, live
+ *                        migration while the engine writes VRAM
+ *   vgpu-test-system.c   worked examples, benchmark
  *
  * With VGPU_BENCH=1 in the environment the binary also registers
  * /vgpu/bench/copy, the COPY benchmark (see tools/bench-device/).
@@ -38,5 +40,6 @@ int main(int argc, char **argv)
     vgpu_test_add_engine();
     vgpu_test_add_call();
     vgpu_test_add_system();
+    vgpu_test_add_migration();
     return g_test_run();
 }

@@ -220,8 +220,8 @@ step_qemu() {
 			>configure.log 2>&1) ||
 			{ tail -n 30 "$bld/configure.log"; die "QEMU configure failed"; }
 	fi
-	say "building QEMU and the vgpu qtest (ninja, incremental)"
-	ninja -C "$bld" qemu-system-x86_64 tests/qtest/vgpu-test |
+	say "building QEMU, the vgpu qtests and the device fuzzer (ninja, incremental)"
+	ninja -C "$bld" qemu-system-x86_64 tests/qtest/vgpu-test tests/qtest/vgpu-fuzz |
 		awk '/^\[[0-9]+\/[0-9]+\]/ { if (++n % 200 == 0) printf "[setup] qemu %s\n", $1 > "/dev/stderr"; next } { print }' ||
 		die "QEMU build failed"
 	[ "${PIPESTATUS[0]}" = 0 ] || die "QEMU build failed"

@@ -108,6 +108,43 @@ static uint64_t vgpu_touch_per_pass(const VGPUCmd *cmd)
     }
 }
 
+/*
+ * How far a command's progress (cmd->done) goes: bytes for the commands
+ * that move data, accesses for TOUCH, 0 for the rest.
+ */
+static uint64_t vgpu_cmd_total(const VGPUCmd *cmd)
+{
+    switch (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE)) {
+    case VGPU_OP_COPY:
+        return arg64(cmd, 4);
+    case VGPU_OP_FILL:
+    case VGPU_OP_CHECKSUM:
+        return arg64(cmd, 2);
+    case VGPU_OP_WRITE:
+        return (uint64_t)(cmd->len - 3) * 4;
+    case VGPU_OP_TOUCH:
+        return vgpu_touch_per_pass(cmd) * MAX(cmd->arg[7], 1);
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Is the progress of a checked command (vgpu_cmd_check()) one its
+ * execution can have reached?  For a command loaded by migration.
+ */
+bool vgpu_cmd_progress_ok(const VGPUCmd *cmd, const char **why)
+{
+    uint32_t op = VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE);
+
+    *why = "progress beyond the end of the command";
+    if (cmd->done > vgpu_cmd_total(cmd)) {
+        return false;
+    }
+    *why = "progress not a multiple of 4 bytes";
+    return (op != VGPU_OP_FILL && op != VGPU_OP_WRITE) || !(cmd->done & 3);
+}
+
 /* Check a command's arguments; returns false (and says why) if bad. */
 static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
 {
@@ -252,11 +289,19 @@ uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q)
 
 /* ------------------------------------------------------------ Helpers --- */
 
+/*
+ * Translate @va for an access, or raise its fault.  False: the command
+ * stops (BLOCKED); also when the device's own DMA asked for a reset, which
+ * ends the engine pass here (see vgpu_qdev_reset()).
+ */
 static bool vgpu_xlate(VGPUState *s, VGPUQueue *q, uint64_t va,
                        unsigned access, VGPUXlate *x)
 {
     VGPUFaultInfo f;
 
+    if (s->reset_pending) {
+        return false;
+    }
     if (vgpu_mmu_translate(s, q, va, access, x, &f)) {
         return true;
     }
@@ -561,7 +606,7 @@ static VGPUCmdStatus vgpu_cmd_touch(VGPUState *s, VGPUQueue *q,
     unsigned kind = VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_ACCESS);
     uint64_t va = arg64(cmd, 0), size = arg64(cmd, 2);
     uint64_t per_pass = vgpu_touch_per_pass(cmd);
-    uint64_t total = per_pass * MAX(cmd->arg[7], 1);
+    uint64_t total = vgpu_cmd_total(cmd);
 
     while (cmd->done < total) {
         uint64_t i = cmd->done % per_pass, off, next = cmd->acc;

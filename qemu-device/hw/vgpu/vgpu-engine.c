@@ -49,6 +49,31 @@ static bool vgpu_ring_offset_ok(VGPUQueue *q, uint32_t off)
     return off < q->ring_size && !(off & 3);
 }
 
+/*
+ * Can the queue run with its set-up (what ENABLE checks)?  Returns
+ * VGPU_QUEUE_ERROR_NONE, or the cause with *@why saying what is wrong.
+ */
+static uint32_t vgpu_queue_setup_check(VGPUQueue *q, const char **why)
+{
+    if (q->context >= VGPU_NUM_CONTEXTS) {
+        *why = "context out of range";
+        return VGPU_QUEUE_ERROR_CONTEXT;
+    }
+    if (!vgpu_desc_valid(q->ring)) {
+        *why = "ring descriptor not valid";
+        return VGPU_QUEUE_ERROR_RING;
+    }
+    if (!vgpu_ring_size_ok(q->ring_size)) {
+        *why = "ring size not a power of two in range";
+        return VGPU_QUEUE_ERROR_RING;
+    }
+    if (!vgpu_ring_offset_ok(q, q->head) || !vgpu_ring_offset_ok(q, q->tail)) {
+        *why = "HEAD or TAIL not a dword offset in the ring";
+        return VGPU_QUEUE_ERROR_RING;
+    }
+    return VGPU_QUEUE_ERROR_NONE;
+}
+
 void vgpu_queue_set_error(VGPUState *s, VGPUQueue *q, uint32_t cause)
 {
     unsigned qi = vgpu_queue_index(s, q);
@@ -163,7 +188,8 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
     if (q->state == VGPU_QUEUE_STATE_WAITING) {
         q->state = VGPU_QUEUE_STATE_RUNNING;    /* poll the WAIT again */
     }
-    while (q->state == VGPU_QUEUE_STATE_RUNNING && budget > 0) {
+    while (q->state == VGPU_QUEUE_STATE_RUNNING && budget > 0 &&
+           !s->reset_pending) {
         VGPUCmdStatus st;
 
         if (!q->busy) {
@@ -226,7 +252,7 @@ static void vgpu_sched_bh(void *opaque)
     }
     s->in_engine = true;
     vgpu_inval_process(s);
-    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+    for (i = 0; i < VGPU_NUM_QUEUES && !s->reset_pending; i++) {
         VGPUQueue *q = &s->queue[(s->rr_next + i) % VGPU_NUM_QUEUES];
 
         if (q->state == VGPU_QUEUE_STATE_RUNNING ||
@@ -236,6 +262,11 @@ static void vgpu_sched_bh(void *opaque)
     }
     s->rr_next = (s->rr_next + 1) % VGPU_NUM_QUEUES;
     s->in_engine = false;
+    if (s->reset_pending) {
+        s->reset_pending = false;
+        vgpu_reset_state(s);            /* see vgpu_qdev_reset() */
+        return;
+    }
     vgpu_sched_update(s);
 }
 
@@ -258,7 +289,9 @@ void vgpu_engine_kick(VGPUState *s)
 
 void vgpu_engine_init(VGPUState *s)
 {
-    s->sched_bh = qemu_bh_new(vgpu_sched_bh, s);
+    /* Guarded: the engine's DMA cannot reach the device's own MMIO. */
+    s->sched_bh = qemu_bh_new_guarded(vgpu_sched_bh, s,
+                                      &DEVICE(s)->mem_reentrancy_guard);
     s->poll_timer = timer_new_ns(QEMU_CLOCK_REALTIME, vgpu_poll_timer, s);
     s->vmstate_entry = qemu_add_vm_change_state_handler(vgpu_vm_state_change,
                                                         s);
@@ -287,6 +320,122 @@ void vgpu_queue_reset_all(VGPUState *s)
         vgpu_tlb_flush(&q->l1);
     }
     s->rr_next = 0;
+}
+
+/* ------------------------------------------------------------ Migration --- */
+
+/* Why a loaded CALL in flight cannot be resumed; NULL if it can. */
+static const char *vgpu_queue_call_load_why(VGPUQueue *q)
+{
+    if (!q->call_size || q->call_size % 4 ||
+        q->call_size / 4 > VGPU_CALL_SIZE_MAX_DW) {
+        return "CALL stream size not 1..CALL_SIZE_MAX_DW dwords";
+    }
+    if (q->call_pos > q->call_size || q->call_pos % 4 || q->call_va % 4) {
+        return "CALL stream position not a dword in the stream";
+    }
+    if (!vgpu_ring_size_ok(q->ring_size) ||
+        !vgpu_ring_offset_ok(q, q->call_ring_offset)) {
+        return "CALL not at a dword offset in the ring";
+    }
+    /* HEAD stays on the CALL until it completes (CANCEL moves it on). */
+    if (q->state != VGPU_QUEUE_STATE_ERROR && q->head != q->call_ring_offset) {
+        return "HEAD not on the CALL in flight";
+    }
+    return NULL;
+}
+
+/* The loaded command in flight: where it is, what it is, how far it got. */
+static bool vgpu_queue_cmd_load_ok(VGPUState *s, VGPUQueue *q, char **why)
+{
+    VGPUCmd *cmd = &q->cmd;
+    const char *progress_why;
+
+    if (cmd->offset != (q->in_call ? q->call_pos : q->head) ||
+        cmd->len != VGPU_FIELD_GET(cmd->header, VGPU_CMD_LEN) || !cmd->len ||
+        (q->in_call &&
+         (uint64_t)cmd->offset + cmd->len * 4ull > q->call_size)) {
+        *why = g_strdup_printf("command in flight at 0x%x (length %u) not "
+                               "where the queue is", cmd->offset, cmd->len);
+        return false;
+    }
+    if (vgpu_cmd_check(s, q, why) != VGPU_QUEUE_ERROR_NONE) {
+        return false;
+    }
+    if (!vgpu_cmd_progress_ok(cmd, &progress_why)) {
+        *why = g_strdup_printf("command in flight at 0x%x: %s", cmd->offset,
+                               progress_why);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Why queue @q, as migration loaded it, is in no state the engine can
+ * leave it in; NULL if it is in one.  Such a state could make the engine
+ * loop, assert or divide by zero: registers out of range, a ring set-up
+ * ENABLE would refuse while the queue is enabled, a CALL in flight where
+ * none can be, a command in flight that vgpu_cmd_check() refuses or with
+ * progress outside it.  A message built for the reason is left in *@buf.
+ */
+static const char *vgpu_queue_load_why(VGPUState *s, VGPUQueue *q,
+                                       char **buf)
+{
+    uint32_t op = VGPU_FIELD_GET(q->cmd.header, VGPU_CMD_OPCODE);
+    bool enabled = q->state != VGPU_QUEUE_STATE_DISABLED &&
+                   q->state != VGPU_QUEUE_STATE_ERROR;
+    bool runs = q->state == VGPU_QUEUE_STATE_RUNNING ||
+                q->state == VGPU_QUEUE_STATE_WAITING ||
+                q->state == VGPU_QUEUE_STATE_STALLED;
+    const char *why;
+
+    if (q->state > VGPU_QUEUE_STATE_ERROR) {
+        return "state unknown";
+    }
+    if (q->error > VGPU_QUEUE_ERROR_LAST) {
+        return "error cause unknown";
+    }
+    if (enabled &&
+        vgpu_queue_setup_check(q, &why) != VGPU_QUEUE_ERROR_NONE) {
+        return why;
+    }
+    if (q->busy && !runs) {
+        return "command in flight in a state that runs none";
+    }
+    if (q->in_call && !runs && q->state != VGPU_QUEUE_STATE_ERROR) {
+        return "CALL in flight in a state that runs none";
+    }
+    if (q->state == VGPU_QUEUE_STATE_WAITING &&
+        (!q->busy || op != VGPU_OP_WAIT)) {
+        return "WAITING without a WAIT in flight";
+    }
+    if (q->state == VGPU_QUEUE_STATE_STALLED && !q->busy && !q->in_call) {
+        return "STALLED with nothing in flight";
+    }
+    why = q->in_call ? vgpu_queue_call_load_why(q) : NULL;
+    if (why) {
+        return why;
+    }
+    if (q->busy && !vgpu_queue_cmd_load_ok(s, q, buf)) {
+        return *buf;
+    }
+    return NULL;
+}
+
+/* Check queue @q as migration loaded it.  False: @errp says why. */
+bool vgpu_queue_load_check(VGPUState *s, VGPUQueue *q, Error **errp)
+{
+    g_autofree char *buf = NULL;
+    const char *why = vgpu_queue_load_why(s, q, &buf);
+
+    if (why) {
+        error_setg(errp, "queue %u (state %u, error %u, head 0x%x, tail 0x%x, "
+                   "ring size 0x%x, context %u): %s", vgpu_queue_index(s, q),
+                   q->state, q->error, q->head, q->tail, q->ring_size,
+                   q->context, why);
+        return false;
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------ Registers --- */
@@ -359,26 +508,33 @@ void vgpu_queue_write64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t val)
     }
 }
 
+/*
+ * Check the set-up before the queue may run again; false: it is bad and
+ * the queue went into ERROR with the cause.
+ */
+static bool vgpu_queue_setup_ok(VGPUState *s, VGPUQueue *q)
+{
+    const char *why;
+    uint32_t cause = vgpu_queue_setup_check(q, &why);
+
+    if (cause == VGPU_QUEUE_ERROR_NONE) {
+        return true;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: %s (context %u, ring "
+                  "0x%" PRIx64 ", size 0x%x, head 0x%x, tail 0x%x)\n",
+                  vgpu_queue_index(s, q), why, q->context, q->ring,
+                  q->ring_size, q->head, q->tail);
+    vgpu_queue_set_error(s, q, cause);
+    return false;
+}
+
 static void vgpu_queue_enable(VGPUState *s, VGPUQueue *q)
 {
-    unsigned qi = vgpu_queue_index(s, q);
-
     if (q->state != VGPU_QUEUE_STATE_DISABLED &&
         q->state != VGPU_QUEUE_STATE_ERROR) {
         return;
     }
-    if (q->context >= VGPU_NUM_CONTEXTS) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: context %u out of "
-                      "range\n", qi, q->context);
-        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CONTEXT);
-        return;
-    }
-    if (!vgpu_desc_valid(q->ring) || !vgpu_ring_size_ok(q->ring_size) ||
-        !vgpu_ring_offset_ok(q, q->head) || !vgpu_ring_offset_ok(q, q->tail)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: queue %u: bad ring (descriptor "
-                      "0x%" PRIx64 ", size 0x%x, head 0x%x, tail 0x%x)\n",
-                      qi, q->ring, q->ring_size, q->head, q->tail);
-        vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING);
+    if (!vgpu_queue_setup_ok(s, q)) {
         return;
     }
     q->error = VGPU_QUEUE_ERROR_NONE;
@@ -401,7 +557,9 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         q->fault_info = 0;
         memset(&q->cmd, 0, sizeof(q->cmd));
         vgpu_queue_call_drop(q);
-        if (q->state != VGPU_QUEUE_STATE_DISABLED) {
+        /* An ENABLE refused left ERROR with a bad set-up: it stays. */
+        if (q->state != VGPU_QUEUE_STATE_DISABLED &&
+            vgpu_queue_setup_ok(s, q)) {
             q->state = VGPU_QUEUE_STATE_IDLE;
         }
     }

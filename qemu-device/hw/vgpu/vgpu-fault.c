@@ -25,12 +25,16 @@
 #include "vgpu-internal.h"
 #include "trace.h"
 
+static bool vgpu_fault_entries_ok(uint32_t entries)
+{
+    return is_power_of_2(entries) && entries >= VGPU_FAULT_BUF_ENTRIES_MIN &&
+           entries <= VGPU_FAULT_BUF_ENTRIES_MAX;
+}
+
 static bool vgpu_fault_buf_valid(VGPUState *s)
 {
     return vgpu_desc_valid(s->fault_buf) &&
-           is_power_of_2(s->fault_entries) &&
-           s->fault_entries >= VGPU_FAULT_BUF_ENTRIES_MIN &&
-           s->fault_entries <= VGPU_FAULT_BUF_ENTRIES_MAX &&
+           vgpu_fault_entries_ok(s->fault_entries) &&
            s->fault_head < s->fault_entries &&
            s->fault_tail < s->fault_entries;
 }
@@ -109,4 +113,21 @@ void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
     vgpu_count(s, UINT32_MAX, VGPU_CTR_FAULT_OVERFLOWS, 1);
     trace_vgpu_fault_overflow(qi, s->fault_overflows);
     vgpu_irq_raise(s, VGPU_INT_FAULT_OVERFLOW);
+}
+
+/*
+ * Check the fault buffer registers migration loaded: TAIL, which only the
+ * device moves, is inside a ring of a valid size and 0 otherwise (every
+ * write of the set-up resets it).  FAULT_BUF and HEAD are the driver's and
+ * checked at every use.
+ */
+bool vgpu_fault_load_check(VGPUState *s, Error **errp)
+{
+    if (vgpu_fault_entries_ok(s->fault_entries) ?
+        s->fault_tail >= s->fault_entries : s->fault_tail) {
+        error_setg(errp, "fault buffer TAIL %u outside its %u entries",
+                   s->fault_tail, s->fault_entries);
+        return false;
+    }
+    return true;
 }

@@ -22,6 +22,7 @@
 #include "qemu/timer.h"
 #include "hw/pci/pci.h"
 #include "qom/object.h"
+#include "qapi/error.h"
 #include "sysemu/runstate.h"
 #include "hw/vgpu/vgpu_hw.h"
 
@@ -46,6 +47,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU)
  */
 #define VGPU_FIELD_GET(val, f)  (((val) & f##_MASK) >> f##_SHIFT)
 #define VGPU_FIELD_PREP(f, v)   (((uint32_t)(v) << f##_SHIFT) & f##_MASK)
+
+/* The last queue error cause the device reports. */
+#define VGPU_QUEUE_ERROR_LAST   VGPU_QUEUE_ERROR_PRIVILEGE
 
 /* Longest fixed part of a command: the TOUCH header and its 8 arguments. */
 #define VGPU_CMD_MAX_ARGS       8
@@ -195,6 +199,7 @@ struct VGPUState {
     /* scheduler */
     uint32_t rr_next;
     bool in_engine;             /* the scheduler is running (not migrated) */
+    bool reset_pending;         /* reset by its own DMA, after the pass */
 
     /* derived, not migrated */
     VGPUTlb l2;
@@ -202,6 +207,7 @@ struct VGPUState {
 
 /* vgpu.c */
 void vgpu_irq_raise(VGPUState *s, uint32_t causes);
+void vgpu_reset_state(VGPUState *s);
 uint64_t vgpu_now_ns(void);
 
 static inline void vgpu_count(VGPUState *s, uint32_t ctx, unsigned ctr,
@@ -239,6 +245,7 @@ void vgpu_tlb_drop(VGPUTlb *tlb, VGPUTlbEntry *e);
 void vgpu_tlb_flush_all(VGPUState *s);
 bool vgpu_inval_submit(VGPUState *s, uint32_t cmd);
 bool vgpu_inval_process(VGPUState *s);
+bool vgpu_inval_load_check(VGPUState *s, Error **errp);
 
 /* vgpu-mmu.c */
 bool vgpu_mmu_translate(VGPUState *s, VGPUQueue *q, uint64_t va,
@@ -266,6 +273,7 @@ void vgpu_queue_write64(VGPUState *s, unsigned qi, hwaddr reg, uint64_t val);
 void vgpu_queue_set_error(VGPUState *s, VGPUQueue *q, uint32_t cause);
 bool vgpu_ring_read(VGPUState *s, VGPUQueue *q, uint32_t off,
                     uint32_t *buf, uint32_t n);
+bool vgpu_queue_load_check(VGPUState *s, VGPUQueue *q, Error **errp);
 
 static inline unsigned vgpu_queue_index(VGPUState *s, VGPUQueue *q)
 {
@@ -284,11 +292,13 @@ bool vgpu_cmd_stream_read(VGPUState *s, VGPUQueue *q, uint32_t off,
                           uint32_t *buf, uint32_t n);
 uint32_t vgpu_cmd_check(VGPUState *s, const VGPUQueue *q, char **why);
 uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q);
+bool vgpu_cmd_progress_ok(const VGPUCmd *cmd, const char **why);
 VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget);
 
 /* vgpu-fault.c */
 void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
                       unsigned access, const VGPUFaultInfo *f);
 void vgpu_fault_buf_check(VGPUState *s);
+bool vgpu_fault_load_check(VGPUState *s, Error **errp);
 
 #endif /* HW_VGPU_INTERNAL_H */

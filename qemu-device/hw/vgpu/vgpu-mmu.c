@@ -9,6 +9,9 @@
  * is a level-0 PTE (4 KiB, or a 64 KiB fragment when FRAG64K is set), a
  * level-1 entry with LEAF (2 MiB) or a level-2 entry with LEAF (1 GiB).
  *
+ * Every device write to VRAM (data, A/D bits, fault records) is logged
+ * dirty through vgpu_vram_wptr(), so migration sees it.
+ *
  * Every table read is checked: an unreadable table is a PT_DMA fault at the
  * level being read.  After a successful walk the device sets ACCESSED (and
  * DIRTY for a write) in the leaf it walked, before the access, like a CPU.
@@ -45,6 +48,19 @@ typedef struct VGPUWalk {
 static bool vgpu_vram_range_ok(VGPUState *s, uint64_t pa, uint64_t len)
 {
     return pa < s->vram_size && len <= s->vram_size - pa;
+}
+
+/*
+ * The host address of VRAM [pa, pa + len) for a device write.  Every
+ * write the device makes to VRAM takes its pointer from here, which first
+ * marks the range dirty in QEMU's memory API: the raw pointer bypasses
+ * dirty logging, and live migration (or anything else logging VRAM) would
+ * otherwise miss the write.  The caller checked the range.
+ */
+static void *vgpu_vram_wptr(VGPUState *s, uint64_t pa, uint64_t len)
+{
+    memory_region_set_dirty(&s->vram, pa, len);
+    return s->vram_ptr + pa;
 }
 
 static void vgpu_access_count(VGPUState *s, uint64_t pa, uint64_t len)
@@ -91,7 +107,8 @@ static bool vgpu_pt_set_bits(VGPUState *s, bool system, uint64_t addr,
         if (!vgpu_vram_range_ok(s, addr, sizeof(pte))) {
             return false;
         }
-        qatomic_or((uint64_t *)(s->vram_ptr + addr), cpu_to_le64(bits));
+        qatomic_or((uint64_t *)vgpu_vram_wptr(s, addr, sizeof(pte)),
+                   cpu_to_le64(bits));
         return true;
     }
     r = ldq_le_pci_dma(PCI_DEVICE(s), addr, &pte, MEMTXATTRS_UNSPECIFIED);
@@ -353,7 +370,7 @@ bool vgpu_mem_write(VGPUState *s, uint32_t ctx, const VGPUXlate *x,
         if (!vgpu_vram_range_ok(s, x->pa, len)) {
             return false;
         }
-        memcpy(s->vram_ptr + x->pa, buf, len);
+        memcpy(vgpu_vram_wptr(s, x->pa, len), buf, len);
         vgpu_access_count(s, x->pa, len);
     } else {
         r = pci_dma_write(PCI_DEVICE(s), x->pa, buf, len);
@@ -385,7 +402,8 @@ bool vgpu_mem_copy(VGPUState *s, uint32_t ctx, const VGPUXlate *dst,
     }
     if (!src->system) {
         if (!dst->system) {
-            memmove(s->vram_ptr + dst->pa, s->vram_ptr + src->pa, len);
+            memmove(vgpu_vram_wptr(s, dst->pa, len), s->vram_ptr + src->pa,
+                    len);
             vgpu_access_count(s, dst->pa, len);
             vgpu_count_bytes(s, ctx, false, true, len);
         } else if (!vgpu_mem_write(s, ctx, dst, s->vram_ptr + src->pa, len)) {
@@ -397,7 +415,8 @@ bool vgpu_mem_copy(VGPUState *s, uint32_t ctx, const VGPUXlate *dst,
     }
     if (!dst->system) {
         *dst_failed = false;
-        if (!vgpu_mem_read(s, ctx, src, s->vram_ptr + dst->pa, len)) {
+        if (!vgpu_mem_read(s, ctx, src, vgpu_vram_wptr(s, dst->pa, len),
+                           len)) {
             return false;
         }
         vgpu_access_count(s, dst->pa, len);
@@ -435,7 +454,7 @@ static bool vgpu_phys_rw(VGPUState *s, uint64_t desc, uint64_t off,
             return false;
         }
         if (write) {
-            memcpy(s->vram_ptr + addr, buf, len);
+            memcpy(vgpu_vram_wptr(s, addr, len), buf, len);
         } else {
             memcpy(buf, s->vram_ptr + addr, len);
         }

@@ -233,3 +233,31 @@ bool vgpu_inval_process(VGPUState *s)
     }
     return any;
 }
+
+/*
+ * Check the request queue migration loaded: no more requests pending
+ * than it holds (vgpu_inval_process() runs every pending one), and only
+ * requests INVAL_CMD would have accepted.
+ */
+bool vgpu_inval_load_check(VGPUState *s, Error **errp)
+{
+    uint32_t pending = s->inval_req_seqno - s->inval_done_seqno;
+    int i;
+
+    if (pending > VGPU_INVAL_QUEUE_DEPTH) {
+        error_setg(errp, "%u invalidation requests pending, at most %u",
+                   pending, VGPU_INVAL_QUEUE_DEPTH);
+        return false;
+    }
+    for (i = 0; i < VGPU_INVAL_QUEUE_DEPTH; i++) {
+        uint32_t cmd = s->inval_fifo[i].cmd;
+
+        if (VGPU_FIELD_GET(cmd, VGPU_INVAL_CMD_OP) > VGPU_INVAL_OP_RANGE ||
+            VGPU_FIELD_GET(cmd, VGPU_INVAL_CMD_CTX) >= VGPU_NUM_CONTEXTS) {
+            error_setg(errp, "invalidation request %d: command 0x%x refused "
+                       "by INVAL_CMD", i, cmd);
+            return false;
+        }
+    }
+    return true;
+}

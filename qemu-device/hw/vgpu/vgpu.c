@@ -19,6 +19,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qapi/error.h"
@@ -102,7 +103,7 @@ static void vgpu_counters_reset(VGPUState *s)
 }
 
 /* Everything back to its power-on state; VRAM contents are kept. */
-static void vgpu_reset_state(VGPUState *s)
+void vgpu_reset_state(VGPUState *s)
 {
     trace_vgpu_reset();
     vgpu_queue_reset_all(s);
@@ -571,32 +572,67 @@ static const VMStateDescription vmstate_vgpu_inval = {
     }
 };
 
-static int vgpu_post_load(void *opaque, int version_id)
+#define VGPU_STATUS_BITS    (VGPU_STATUS_READY | VGPU_STATUS_WINDOW_ERROR | \
+                             VGPU_STATUS_INVAL_REFUSED | \
+                             VGPU_STATUS_FAULT_BUF_ERROR)
+
+/*
+ * Check what a migration stream loaded before anything uses it: a
+ * stream is input like any other, and a bad one must be refused, never
+ * make the device loop, assert or divide by zero.  Every field with a
+ * range is checked here or by the owner of its state (queues, TLB
+ * invalidation, fault buffer); the rest (counters, roots, descriptors
+ * and latches the driver may set to anything) is checked at every use.
+ */
+static bool vgpu_load_check(VGPUState *s, Error **errp)
 {
-    VGPUState *s = opaque;
     int i;
 
     if (s->visible_base % VGPU_VISIBLE_BASE_ALIGN ||
         s->visible_base > s->vram_size - s->visible_size) {
-        return -EINVAL;
+        error_setg(errp, "CPU window at 0x%" PRIx64 " not 1 MiB aligned or "
+                   "past the end of VRAM", s->visible_base);
+        return false;
+    }
+    if ((s->status & ~VGPU_STATUS_BITS) || !(s->status & VGPU_STATUS_READY)) {
+        error_setg(errp, "STATUS 0x%x has unknown bits or not READY",
+                   s->status);
+        return false;
+    }
+    if (s->int_status & ~(VGPU_INT_GENERAL_MASK | VGPU_INT_FAULT_MASK)) {
+        error_setg(errp, "INT_STATUS 0x%x has unknown causes", s->int_status);
+        return false;
+    }
+    if ((s->fence_queues | s->error_queues) >> VGPU_NUM_QUEUES) {
+        error_setg(errp, "FENCE_QUEUES 0x%x or ERROR_QUEUES 0x%x name queues "
+                   "beyond %u", s->fence_queues, s->error_queues,
+                   VGPU_NUM_QUEUES);
+        return false;
+    }
+    if (s->rr_next >= VGPU_NUM_QUEUES) {
+        error_setg(errp, "scheduler position %u beyond %u queues", s->rr_next,
+                   VGPU_NUM_QUEUES);
+        return false;
+    }
+    if (!vgpu_inval_load_check(s, errp) || !vgpu_fault_load_check(s, errp)) {
+        return false;
     }
     for (i = 0; i < VGPU_NUM_QUEUES; i++) {
-        VGPUQueue *q = &s->queue[i];
+        if (!vgpu_queue_load_check(s, &s->queue[i], errp)) {
+            return false;
+        }
+    }
+    return true;
+}
 
-        if (q->state > VGPU_QUEUE_STATE_ERROR ||
-            (q->state != VGPU_QUEUE_STATE_DISABLED &&
-             (q->context >= VGPU_NUM_CONTEXTS ||
-              !is_power_of_2(q->ring_size) || q->head >= q->ring_size ||
-              q->tail >= q->ring_size))) {
-            return -EINVAL;
-        }
-        if (q->in_call &&
-            (q->call_size % 4 || !q->call_size ||
-             q->call_size / 4 > VGPU_CALL_SIZE_MAX_DW ||
-             q->call_pos > q->call_size || q->call_pos % 4 ||
-             q->call_ring_offset >= q->ring_size)) {
-            return -EINVAL;
-        }
+static int vgpu_post_load(void *opaque, int version_id)
+{
+    VGPUState *s = opaque;
+    Error *err = NULL;
+
+    if (!vgpu_load_check(s, &err)) {
+        error_reportf_err(err, "vgpu: migration stream refused: ");
+        return -EINVAL;
     }
     /* The TLBs are not migrated: they start empty. */
     vgpu_tlb_flush_all(s);
@@ -756,10 +792,24 @@ static void vgpu_exit(PCIDevice *pdev)
     g_free(s->bounce);
 }
 
-/* Power-on, system reset, PCI bus reset and function-level reset. */
+/*
+ * Power-on, system reset, PCI bus reset and function-level reset.  A reset
+ * that arrives while the engine runs comes from the device's own DMA (an
+ * FLR written into its configuration space through MMCONFIG): the state
+ * the engine is using must not vanish under it, so the reset is done when
+ * the engine pass ends, and the pass ends at the next access.
+ */
 static void vgpu_qdev_reset(DeviceState *dev)
 {
-    vgpu_reset_state(VGPU(dev));
+    VGPUState *s = VGPU(dev);
+
+    if (s->in_engine) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: reset by the device's own "
+                      "DMA; done when the engine pass ends\n");
+        s->reset_pending = true;
+        return;
+    }
+    vgpu_reset_state(s);
 }
 
 static void vgpu_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
