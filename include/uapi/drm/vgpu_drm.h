@@ -211,8 +211,10 @@ struct drm_vgpu_get_param {
 /**
  * struct drm_vgpu_bo_create - create a buffer object
  *
- * The BO's memory is zeroed.  @size is rounded up to a multiple of 4 KiB
- * (and of @alignment for VRAM).  When @placements holds both VRAM and
+ * The BO's memory is zeroed.  @size is rounded up to a multiple of 4 KiB,
+ * and to a multiple of @alignment when @placements includes VRAM; a BO
+ * that may only live in system memory ignores @alignment.  When
+ * @placements holds both VRAM and
  * system memory, the kernel tries @preferred first and falls back to the
  * other; under VRAM pressure it may also move a VRAM BO to system memory
  * and back at any time (contents are kept).  A BO with only

@@ -38,7 +38,9 @@
  * user's placement mask and preference into a TTM placement list: the
  * preferred placement first, the other marked %TTM_PL_FLAG_FALLBACK so
  * that TTM evicts colder BOs to honour the preference before falling back.
- * The memory is always zeroed (see "TTM placements and moves").
+ * The memory is always zeroed (see "TTM placements and moves").  The
+ * alignment, which concerns VRAM blocks, rounds the size of BOs that may
+ * live in VRAM only.
  *
  * CPU mappings go through TTM's fault handler with one addition: a VRAM
  * BO outside the CPU-visible window is first moved into it (evicting
@@ -573,6 +575,9 @@ int vgpu_bo_create_ioctl(struct drm_device *drm, void *data,
 		goto create_handle;
 	}
 
+	/* The alignment is VRAM's: a BO that never lives there ignores it. */
+	if (!(args->placements & DRM_VGPU_PLACE_VRAM))
+		align = 0;
 	align = max_t(u64, align, PAGE_SIZE);
 	size = ALIGN(size, align);
 	if (VGPU_IOCTL_DBG(drm, size > VGPU_BO_MAX_SIZE) ||
