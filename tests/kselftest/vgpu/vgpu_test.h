@@ -10,8 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -69,6 +72,18 @@ static inline uint64_t vgpu_test_env_u64(const char *name)
 	const char *s = getenv(name);
 
 	return s ? strtoull(s, NULL, 0) : 0;
+}
+
+/* The sysfs directory of the device behind render node @fd: 0 or -errno. */
+static inline int vgpu_test_sysfs_dir(int fd, char *out, size_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(out, size, "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	return 0;
 }
 
 #endif /* VGPU_SELFTEST_H */

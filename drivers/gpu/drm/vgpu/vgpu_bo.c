@@ -9,7 +9,6 @@
 #include <linux/sched/signal.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/swap.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -21,6 +20,7 @@
 #include <drm/ttm/ttm_tt.h>
 #include <drm/vgpu_drm.h>
 
+#include "vgpu_admit.h"
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
@@ -40,7 +40,8 @@
  * that TTM evicts colder BOs to honour the preference before falling back.
  * The memory is always zeroed (see "TTM placements and moves").  The
  * alignment, which concerns VRAM blocks, rounds the size of BOs that may
- * live in VRAM only.
+ * live in VRAM only.  Every BO, the kernel's own included, is first
+ * admitted against the memory that may back it (see "memory admission").
  *
  * CPU mappings go through TTM's fault handler with one addition: a VRAM
  * BO outside the CPU-visible window is first moved into it (evicting
@@ -64,6 +65,7 @@ static void vgpu_bo_destroy(struct ttm_buffer_object *tbo)
 
 	if (tbo->base.import_attach)
 		drm_prime_gem_destroy(&tbo->base, tbo->sg);
+	vgpu_admit_release(vdev, bo);
 	drm_gem_object_release(&tbo->base);
 	mutex_destroy(&bo->gpuva_lock);
 	kvfree(bo->chunks);
@@ -174,12 +176,12 @@ static struct vgpu_bo *vgpu_bo_init(struct vgpu_device *vdev, u64 size,
 	bo->preferred = preferred;
 	bo->flags = flags;
 	vgpu_bo_init_placement(vdev, bo);
-	if (flags & DRM_VGPU_BO_PAGEABLE) {
+	ret = vgpu_admit_bo(vdev, bo);
+	if (!ret && (flags & DRM_VGPU_BO_PAGEABLE))
 		ret = vgpu_chunk_bo_init(bo);
-		if (ret) {
-			vgpu_bo_destroy(&bo->tbo);
-			return ERR_PTR(ret);
-		}
+	if (ret) {
+		vgpu_bo_destroy(&bo->tbo);
+		return ERR_PTR(ret);
 	}
 
 	/* On failure TTM calls vgpu_bo_destroy(), which frees @bo. */
@@ -200,7 +202,8 @@ static struct vgpu_bo *vgpu_bo_init(struct vgpu_device *vdev, u64 size,
  * @flags: ``DRM_VGPU_BO_*``
  * @alignment: 0 or the VRAM block alignment, a power of two
  *
- * Return: the BO with one reference, unreserved, or an ERR_PTR().
+ * Return: the BO with one reference, unreserved, or an ERR_PTR(): -ENOMEM
+ * among others when the memory admission refuses it.
  */
 struct vgpu_bo *vgpu_bo_create(struct vgpu_device *vdev, u64 size,
 			       u32 placements, u32 preferred, u32 flags,
@@ -225,7 +228,8 @@ struct vgpu_bo *vgpu_bo_create(struct vgpu_device *vdev, u64 size,
  * Kernel BOs (page tables, rings) are never evicted and count as kernel
  * memory in the VRAM statistics.  Free with vgpu_bo_free_kernel().
  *
- * Return: the BO, pinned, or an ERR_PTR().
+ * Return: the BO, pinned, or an ERR_PTR(): -ENOMEM among others when the
+ * memory admission refuses it.
  */
 struct vgpu_bo *vgpu_bo_create_kernel(struct vgpu_device *vdev, u64 size,
 				      u32 placements, u32 flags)
@@ -509,21 +513,6 @@ const struct drm_gem_object_funcs vgpu_gem_funcs = {
 
 /* ---------------------------------------------------------------- ioctls --- */
 
-/*
- * Pageable memory is backed by system memory and swap alone.  TTM's own
- * "swap" of TT pages goes to shmem, which only frees memory when there is
- * a swap device: without one, creating more than memory and swap can hold
- * ends in the OOM killer inside TTM.  So refuse up front what would not
- * fit, keeping 1/16 of RAM (at least 64 MiB) for everything else.
- */
-static bool vgpu_bo_pageable_fits(u64 size)
-{
-	long avail = si_mem_available() + atomic_long_read(&nr_swap_pages);
-	long reserve = max_t(long, totalram_pages() / 16, SZ_64M >> PAGE_SHIFT);
-
-	return (long)(size >> PAGE_SHIFT) <= avail - reserve;
-}
-
 /**
  * vgpu_bo_create_ioctl() - DRM_IOCTL_VGPU_BO_CREATE
  * @drm: DRM device
@@ -566,8 +555,6 @@ int vgpu_bo_create_ioctl(struct drm_device *drm, void *data,
 		size = ALIGN(size, 1ull << vdev->paging.chunk_shift);
 		if (VGPU_IOCTL_DBG(drm, size > VGPU_BO_MAX_SIZE))
 			return -E2BIG;
-		if (VGPU_IOCTL_DBG(drm, !vgpu_bo_pageable_fits(size)))
-			return -ENOMEM;
 		bo = vgpu_bo_create(vdev, size, DRM_VGPU_PLACE_SYSTEM,
 				    DRM_VGPU_PLACE_SYSTEM, args->flags, 0);
 		if (IS_ERR(bo))
