@@ -324,7 +324,8 @@ void vgpu_bo_account_move(struct vgpu_device *vdev,
  * @bo: buffer object, reserved
  *
  * Does nothing for BOs in system memory or already inside the window.
- * When the window is full, the BO may land in system memory instead.
+ * When the window is full, the BO may land in system memory instead, and
+ * a BO larger than the window always does.
  *
  * Return: 0 or a negative errno.
  */
@@ -333,6 +334,7 @@ int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo)
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_resource *res = bo->tbo.resource;
+	static const struct ttm_place tt = { .mem_type = TTM_PL_TT };
 	struct ttm_placement placement;
 	struct ttm_place places[2] = {
 		{ .mem_type = TTM_PL_VRAM,
@@ -350,6 +352,14 @@ int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo)
 		places[0].flags |= TTM_PL_FLAG_CONTIGUOUS;
 	placement.placement = places;
 	placement.num_placement = ARRAY_SIZE(places);
+	/*
+	 * The VRAM manager refuses what can never fit in the window with
+	 * -E2BIG, which TTM takes as final: such a BO goes straight to TT.
+	 */
+	if (bo->tbo.base.size > vdev->visible_size) {
+		placement.placement = &tt;
+		placement.num_placement = 1;
+	}
 	atomic64_inc(&vdev->stats.cpu_fault_moves);
 	return ttm_bo_validate(&bo->tbo, &placement, &ctx);
 }
