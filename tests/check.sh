@@ -12,6 +12,9 @@
 #   tools/vm/vgpu-run in fresh guests, once per kernel flavour and device
 #   configuration below.  A guest run that fails as a whole (module load,
 #   dirty kernel log, timeout) counts as one more failed test.
+#   Two more small guests (1 GiB, one without swap and one with a swap
+#   disk) run only the memory admission test, vgpu_admit_test: filling
+#   memory until BO_CREATE fails must end in -ENOMEM, not the OOM killer.
 # Every TAP "ok" is a pass, "not ok" a failure, "ok ... # SKIP" a skip.
 # The last line is "N passed, N failed" (", N skipped" when any); the exit
 # status is non-zero when anything failed.
@@ -96,8 +99,22 @@ run_host() {
 	return 0
 }
 
+# The TAP lines of guest run $1 ($OUT/$1.log), tagged [$2]; a run that
+# failed as a whole (status $3) counts as one more failure.
+guest_tap() {
+	local name=$1 tag=$2 st=$3
+	grep -E '^(not )?ok ' "$OUT/$name.log" | sed "s/^\(\(not \)\{0,1\}ok [0-9]*\)/\1 [$tag]/" |
+		tee "$OUT/$name.tap"
+	if [ "$st" -ne 0 ]; then
+		echo "not ok - $name: guest run failed (status $st)" | tee -a "$OUT/$name.tap"
+		grep -v -E '^(not )?ok ' "$OUT/$name.log" | tail -n 60
+	else
+		grep -B 30 '^not ok' "$OUT/$name.log" | grep '^#' | tail -n 60
+	fi
+}
+
 run_guest() {
-	local flavour vram visible name st
+	local flavour vram visible name
 	while read -r flavour vram visible; do
 		[ -n "$flavour" ] || continue
 		name=guest-$flavour-$vram-$visible
@@ -116,16 +133,21 @@ run_guest() {
 			--timeout "${VGPU_GUEST_TIMEOUT:-900}" \
 			--quiet-log -- sh tests/run-suite.sh \
 			> "$OUT/$name.log" 2>&1
-		st=$?
-		grep -E '^(not )?ok ' "$OUT/$name.log" | sed "s/^\(\(not \)\{0,1\}ok [0-9]*\)/\1 [$flavour,$vram,$visible]/" |
-			tee "$OUT/$name.tap"
-		if [ $st -ne 0 ]; then
-			echo "not ok - $name: guest run failed (status $st)" | tee -a "$OUT/$name.tap"
-			grep -v -E '^(not )?ok ' "$OUT/$name.log" | tail -n 60
-		else
-			grep -B 30 '^not ok' "$OUT/$name.log" | grep '^#' | tail -n 60
-		fi
+		guest_tap "$name" "$flavour,$vram,$visible" $?
 	done <<< "$GUEST_CONFIGS"
+	run_admit "" admit-noswap
+	run_admit 512M admit-swap
+}
+
+# The admission test alone in a 1 GiB guest (the suite's guests have 2 GiB
+# and no swap), with a swap disk of $1 or none.
+run_admit() {
+	local swap=$1 name=guest-$2
+	echo "== guest: memory admission, 1 GiB${swap:+, swap $swap}"
+	"$TOP/tools/vm/vgpu-run" --vram 256M --prop strict=on --mem 1G \
+		${swap:+--swap "$swap"} --timeout "${VGPU_GUEST_TIMEOUT:-900}" \
+		--quiet-log -- vgpu_admit_test > "$OUT/$name.log" 2>&1
+	guest_tap "$name" "$2" $?
 }
 
 for t in "${tiers[@]}"; do

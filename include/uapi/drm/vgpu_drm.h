@@ -201,7 +201,8 @@ struct drm_vgpu_get_param {
  * @placements must include %DRM_VGPU_PLACE_SYSTEM; @preferred,
  * @alignment and the other flags are not allowed with it.  @size is
  * rounded up to a multiple of the chunk size.  Together, pageable BOs may
- * be many times larger than VRAM, up to the size of system memory.
+ * be many times larger than VRAM, up to what system memory and swap can
+ * hold (-ENOMEM beyond, as for every BO).
  */
 #define DRM_VGPU_BO_PAGEABLE		(1u << 2)
 /** DRM_VGPU_BO_FLAGS_ALL - every &drm_vgpu_bo_create.flags bit */
@@ -211,8 +212,10 @@ struct drm_vgpu_get_param {
 /**
  * struct drm_vgpu_bo_create - create a buffer object
  *
- * The BO's memory is zeroed.  @size is rounded up to a multiple of 4 KiB
- * (and of @alignment for VRAM).  When @placements holds both VRAM and
+ * The BO's memory is zeroed.  @size is rounded up to a multiple of 4 KiB,
+ * and to a multiple of @alignment when @placements includes VRAM; a BO
+ * that may only live in system memory ignores @alignment.  When
+ * @placements holds both VRAM and
  * system memory, the kernel tries @preferred first and falls back to the
  * other; under VRAM pressure it may also move a VRAM BO to system memory
  * and back at any time (contents are kept).  A BO with only
@@ -238,7 +241,21 @@ struct drm_vgpu_get_param {
  * an @alignment that is not
  * a power of two between 4 KiB and 1 GiB, or non-zero @pad / @reserved;
  * -E2BIG for a size above %DRM_VGPU_PARAM_MAX_BO_SIZE or (VRAM only) above
- * the VRAM size; -ENOMEM / -ENOSPC when memory runs out.
+ * the VRAM size; -ENOSPC when VRAM is full of BOs that cannot be evicted.
+ *
+ * -ENOMEM when nothing could back the BO.  Memory is given to a BO only
+ * when it is first used, and the kernel cannot fail that gracefully, so
+ * every BO is admitted at creation against what may back it at worst
+ * ("memory admission" in the driver documentation): system and pageable
+ * BOs need system memory (RAM and swap), and so may VRAM BOs, which TTM
+ * evicts to system memory when VRAM is full and brings back only when a
+ * job needs them there.  The device's BOs together may have what they
+ * hold now plus what the kernel reports available and free swap, less a
+ * reserve for the rest of the system.  The sysfs files ``admit_used`` and
+ * ``admit_limit`` of the device show both sides: a BO_CREATE that would
+ * take ``admit_used`` above ``admit_limit`` fails with -ENOMEM, rather
+ * than leave the kernel to find the memory later by OOM-killing some
+ * process.  -ENOMEM also when a kernel allocation fails.
  */
 struct drm_vgpu_bo_create {
 	/** @size: in, bytes; out, the rounded size. */
@@ -383,9 +400,10 @@ struct drm_vgpu_vm_bind_op {
  * past the BO's end; -EFAULT for an unreadable @ops; -ENOENT for an unknown
  * BO handle; -EEXIST when a MAP's range is not free; -ENOSPC when a MAP
  * would take the VM's page tables past the module parameter
- * ``vm_max_pt_kib`` (an UNMAP is never refused for it) or VRAM for page
- * tables cannot be found; -ENOMEM; -ECANCELED when the VM was banned after
- * a GPU fault.  The VM's page tables are charged to the file in fdinfo
+ * ``vm_max_pt_kib`` (an UNMAP is never refused for it) or VRAM has no room
+ * for the page tables it needs (they are pinned in VRAM); -ENOMEM when a
+ * kernel allocation fails; -ECANCELED when the VM was banned after a GPU
+ * fault.  The VM's page tables are charged to the file in fdinfo
  * (``drm-vgpu-pt-bytes``); a file that maps nothing has none.
  */
 struct drm_vgpu_vm_bind {

@@ -134,9 +134,39 @@ TEST_F(bo, alignment_2m)
 	};
 
 	ASSERT_EQ(0, vgpu_bo_create_ex(&self->dev, &bc));
-	if (variant->placements & VGPU_PLACE_VRAM)
-		EXPECT_EQ(4 << 20, bc.size);
+	/* The alignment is VRAM's: a system-only BO is not rounded to it. */
+	EXPECT_EQ(variant->placements & VGPU_PLACE_VRAM ? 4 << 20 : 3 << 20, bc.size);
 	vgpu_bo_close(&self->dev, bc.handle);
+}
+
+/*
+ * Small BAR: a VRAM BO larger than the CPU-visible window is seen by the
+ * CPU in system memory; mapping never fails because of the window.
+ */
+TEST_F(bo, larger_than_window_maps)
+{
+	const uint64_t size = self->dev.visible_size + (1 << 20);
+	struct drm_vgpu_query_memory before, after;
+	uint64_t *p;
+	uint32_t h;
+
+	if (!(variant->placements & VGPU_PLACE_VRAM) ||
+	    (variant->flags & DRM_VGPU_BO_CPU_ACCESS))
+		SKIP(return, "VRAM placements outside the window only");
+	if (size + (8 << 20) > self->dev.vram_size)
+		SKIP(return, "no VRAM beyond the CPU-visible window (run with --visible)");
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, size, variant->placements,
+				    variant->flags, &h));
+	ASSERT_EQ(0, vgpu_query_memory(&self->dev, &before));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	fill_pattern(p, size, 7);
+	vgpu_bo_unmap(p, size);
+	ASSERT_EQ(0, vgpu_query_memory(&self->dev, &after));
+	EXPECT_LE(before.system_used + size, after.system_used);
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	EXPECT_EQ(0, check_pattern(p, size, 7));
+	vgpu_bo_unmap(p, size);
+	EXPECT_EQ(0, vgpu_bo_close(&self->dev, h));
 }
 
 /*

@@ -330,13 +330,12 @@ TEST_F(limits, close_with_endless_job_is_bounded)
 static int pci_addr(int fd, char *out, size_t size)
 {
 	char path[128], target[256], *base;
-	struct stat st;
 	ssize_t n;
+	int ret;
 
-	if (fstat(fd, &st))
-		return -errno;
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device",
-		 major(st.st_rdev), minor(st.st_rdev));
+	ret = vgpu_test_sysfs_dir(fd, path, sizeof(path));
+	if (ret)
+		return ret;
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;

@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -22,18 +21,6 @@
 #define MiB (1ull << 20)
 
 /* ----------------------------------------------------------- sysfs --- */
-
-/* The PCI device directory of a render node fd. */
-static int sysfs_dir(int fd, char *out, size_t size)
-{
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return -errno;
-	snprintf(out, size, "/sys/dev/char/%u:%u/device", major(st.st_rdev),
-		 minor(st.st_rdev));
-	return 0;
-}
 
 /* open(2) of @dir/@name, close-on-exec. */
 static int open_in(const char *dir, const char *name, int flags)
@@ -165,7 +152,8 @@ static const char *const vgpu_keys[] = {
 static const char *const sysfs_files[] = {
 	"vram_total", "vram_used", "vram_kernel_used", "visible_vram_total",
 	"visible_vram_used", "gtt_total", "gtt_used", "bo_count",
-	"eviction_policy", "available_eviction_policies", "placement_policy",
+	"admit_used", "admit_limit", "eviction_policy",
+	"available_eviction_policies", "placement_policy",
 	"available_placement_policies",
 };
 
@@ -177,6 +165,7 @@ static const char *const sysfs_counters[] = {
 	"fault_overflows", "evictions", "bytes_to_vram", "bytes_to_system",
 	"cpu_fault_moves", "faults_handled", "faults_cancelled", "vram_allocs",
 	"vram_alloc_failures", "vram_peak_used", "context_steals",
+	"admit_refusals",
 	"fault_batches", "fault_duplicates", "faults_resolved", "remote_maps",
 	"thrash_events", "prefetch_bytes", "prefetch_used_bytes",
 	"prefetch_wasted_bytes", "fault_ns",
@@ -204,7 +193,7 @@ FIXTURE_SETUP(observe)
 {
 	if (vgpu_open(&self->dev))
 		SKIP(return, "no vgpu render node");
-	ASSERT_EQ(0, sysfs_dir(self->dev.fd, self->sys, sizeof(self->sys)));
+	ASSERT_EQ(0, vgpu_test_sysfs_dir(self->dev.fd, self->sys, sizeof(self->sys)));
 	self->has_debugfs = !debugfs_dir(self->sys, self->dbg, sizeof(self->dbg));
 }
 
@@ -624,8 +613,10 @@ TEST_F(observe, debugfs_files)
 {
 	static const char *const files[] = {
 		"vram_mm", "vms", "page_tables", "fault_log", "counters",
+		"admission",
 	};
 	const uint64_t size = 2 * MiB;
+	unsigned long long kib;
 	char pat[96], *s;
 	unsigned int i;
 	uint32_t h;
@@ -674,6 +665,19 @@ TEST_F(observe, debugfs_files)
 	ASSERT_NE(NULL, s);
 	EXPECT_NE(NULL, strstr(s, "tlb_l1_hit_rate"));
 	EXPECT_NE(NULL, strstr(s, "[driver]"));
+	free(s);
+
+	/* The admission's demand is sysfs admit_used; the VRAM BO is in it. */
+	s = slurp(self->dbg, "admission");
+	ASSERT_NE(NULL, s);
+	snprintf(pat, sizeof(pat), "demand:          %llu KiB\n",
+		 (unsigned long long)(sysfs_u64(self->sys, "admit_used") >> 10));
+	EXPECT_NE(NULL, strstr(s, pat)) TH_LOG("'%s' not in admission", pat);
+	kib = 0;
+	EXPECT_NE(NULL, strstr(s, "VRAM BOs:"));
+	if (strstr(s, "VRAM BOs:"))
+		sscanf(strstr(s, "VRAM BOs:"), "VRAM BOs: %llu", &kib);
+	EXPECT_LE(size >> 10, kib);
 	free(s);
 	vgpu_bo_close(&self->dev, h);
 }

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -178,6 +180,18 @@ static inline int vgpu_test_param(const char *name, const char *set,
 			ret = -errno;
 	}
 	return ret;
+}
+
+/* The sysfs directory of the device behind render node @fd: 0 or -errno. */
+static inline int vgpu_test_sysfs_dir(int fd, char *out, size_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(out, size, "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	return 0;
 }
 
 #endif /* VGPU_SELFTEST_H */

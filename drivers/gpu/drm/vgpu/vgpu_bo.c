@@ -9,7 +9,6 @@
 #include <linux/sched/signal.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/swap.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -21,6 +20,7 @@
 #include <drm/ttm/ttm_tt.h>
 #include <drm/vgpu_drm.h>
 
+#include "vgpu_admit.h"
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
@@ -38,7 +38,10 @@
  * user's placement mask and preference into a TTM placement list: the
  * preferred placement first, the other marked %TTM_PL_FLAG_FALLBACK so
  * that TTM evicts colder BOs to honour the preference before falling back.
- * The memory is always zeroed (see "TTM placements and moves").
+ * The memory is always zeroed (see "TTM placements and moves").  The
+ * alignment, which concerns VRAM blocks, rounds the size of BOs that may
+ * live in VRAM only.  Every BO, the kernel's own included, is first
+ * admitted against the memory that may back it (see "memory admission").
  *
  * CPU mappings go through TTM's fault handler with one addition: a VRAM
  * BO outside the CPU-visible window is first moved into it (evicting
@@ -62,6 +65,7 @@ static void vgpu_bo_destroy(struct ttm_buffer_object *tbo)
 
 	if (tbo->base.import_attach)
 		drm_prime_gem_destroy(&tbo->base, tbo->sg);
+	vgpu_admit_release(vdev, bo);
 	drm_gem_object_release(&tbo->base);
 	mutex_destroy(&bo->gpuva_lock);
 	kvfree(bo->chunks);
@@ -172,12 +176,12 @@ static struct vgpu_bo *vgpu_bo_init(struct vgpu_device *vdev, u64 size,
 	bo->preferred = preferred;
 	bo->flags = flags;
 	vgpu_bo_init_placement(vdev, bo);
-	if (flags & DRM_VGPU_BO_PAGEABLE) {
+	ret = vgpu_admit_bo(vdev, bo);
+	if (!ret && (flags & DRM_VGPU_BO_PAGEABLE))
 		ret = vgpu_chunk_bo_init(bo);
-		if (ret) {
-			vgpu_bo_destroy(&bo->tbo);
-			return ERR_PTR(ret);
-		}
+	if (ret) {
+		vgpu_bo_destroy(&bo->tbo);
+		return ERR_PTR(ret);
 	}
 
 	/* On failure TTM calls vgpu_bo_destroy(), which frees @bo. */
@@ -198,7 +202,8 @@ static struct vgpu_bo *vgpu_bo_init(struct vgpu_device *vdev, u64 size,
  * @flags: ``DRM_VGPU_BO_*``
  * @alignment: 0 or the VRAM block alignment, a power of two
  *
- * Return: the BO with one reference, unreserved, or an ERR_PTR().
+ * Return: the BO with one reference, unreserved, or an ERR_PTR(): -ENOMEM
+ * among others when the memory admission refuses it.
  */
 struct vgpu_bo *vgpu_bo_create(struct vgpu_device *vdev, u64 size,
 			       u32 placements, u32 preferred, u32 flags,
@@ -223,7 +228,8 @@ struct vgpu_bo *vgpu_bo_create(struct vgpu_device *vdev, u64 size,
  * Kernel BOs (page tables, rings) are never evicted and count as kernel
  * memory in the VRAM statistics.  Free with vgpu_bo_free_kernel().
  *
- * Return: the BO, pinned, or an ERR_PTR().
+ * Return: the BO, pinned, or an ERR_PTR(): -ENOMEM among others when the
+ * memory admission refuses it.
  */
 struct vgpu_bo *vgpu_bo_create_kernel(struct vgpu_device *vdev, u64 size,
 				      u32 placements, u32 flags)
@@ -318,7 +324,8 @@ void vgpu_bo_account_move(struct vgpu_device *vdev,
  * @bo: buffer object, reserved
  *
  * Does nothing for BOs in system memory or already inside the window.
- * When the window is full, the BO may land in system memory instead.
+ * When the window is full, the BO may land in system memory instead, and
+ * a BO larger than the window always does.
  *
  * Return: 0 or a negative errno.
  */
@@ -327,6 +334,7 @@ int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo)
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_resource *res = bo->tbo.resource;
+	static const struct ttm_place tt = { .mem_type = TTM_PL_TT };
 	struct ttm_placement placement;
 	struct ttm_place places[2] = {
 		{ .mem_type = TTM_PL_VRAM,
@@ -344,6 +352,14 @@ int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo)
 		places[0].flags |= TTM_PL_FLAG_CONTIGUOUS;
 	placement.placement = places;
 	placement.num_placement = ARRAY_SIZE(places);
+	/*
+	 * The VRAM manager refuses what can never fit in the window with
+	 * -E2BIG, which TTM takes as final: such a BO goes straight to TT.
+	 */
+	if (bo->tbo.base.size > vdev->visible_size) {
+		placement.placement = &tt;
+		placement.num_placement = 1;
+	}
 	atomic64_inc(&vdev->stats.cpu_fault_moves);
 	return ttm_bo_validate(&bo->tbo, &placement, &ctx);
 }
@@ -507,21 +523,6 @@ const struct drm_gem_object_funcs vgpu_gem_funcs = {
 
 /* ---------------------------------------------------------------- ioctls --- */
 
-/*
- * Pageable memory is backed by system memory and swap alone.  TTM's own
- * "swap" of TT pages goes to shmem, which only frees memory when there is
- * a swap device: without one, creating more than memory and swap can hold
- * ends in the OOM killer inside TTM.  So refuse up front what would not
- * fit, keeping 1/16 of RAM (at least 64 MiB) for everything else.
- */
-static bool vgpu_bo_pageable_fits(u64 size)
-{
-	long avail = si_mem_available() + atomic_long_read(&nr_swap_pages);
-	long reserve = max_t(long, totalram_pages() / 16, SZ_64M >> PAGE_SHIFT);
-
-	return (long)(size >> PAGE_SHIFT) <= avail - reserve;
-}
-
 /**
  * vgpu_bo_create_ioctl() - DRM_IOCTL_VGPU_BO_CREATE
  * @drm: DRM device
@@ -564,8 +565,6 @@ int vgpu_bo_create_ioctl(struct drm_device *drm, void *data,
 		size = ALIGN(size, 1ull << vdev->paging.chunk_shift);
 		if (VGPU_IOCTL_DBG(drm, size > VGPU_BO_MAX_SIZE))
 			return -E2BIG;
-		if (VGPU_IOCTL_DBG(drm, !vgpu_bo_pageable_fits(size)))
-			return -ENOMEM;
 		bo = vgpu_bo_create(vdev, size, DRM_VGPU_PLACE_SYSTEM,
 				    DRM_VGPU_PLACE_SYSTEM, args->flags, 0);
 		if (IS_ERR(bo))
@@ -573,6 +572,9 @@ int vgpu_bo_create_ioctl(struct drm_device *drm, void *data,
 		goto create_handle;
 	}
 
+	/* The alignment is VRAM's: a BO that never lives there ignores it. */
+	if (!(args->placements & DRM_VGPU_PLACE_VRAM))
+		align = 0;
 	align = max_t(u64, align, PAGE_SIZE);
 	size = ALIGN(size, align);
 	if (VGPU_IOCTL_DBG(drm, size > VGPU_BO_MAX_SIZE) ||

@@ -31,6 +31,8 @@ struct vgpu_bo_chunks;
  *	&drm_gpuvm_bo and their &drm_gpuva), in every VM.
  * @chunks: %DRM_VGPU_BO_PAGEABLE: the chunk table (vgpu_chunk.c); NULL
  *	for other BOs.
+ * @admitted: the BO's size is counted by the memory admission
+ *	(vgpu_admit.c) until it is destroyed.
  *
  * All fields but @tbo and @gpuva_lock are set at creation and read-only
  * afterwards.
@@ -45,6 +47,7 @@ struct vgpu_bo {
 	u32 flags;
 	struct mutex gpuva_lock;
 	struct vgpu_bo_chunks *chunks;
+	bool admitted;
 };
 
 #endif /* __VGPU_BO_TYPES_H__ */

@@ -16,8 +16,10 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gpuvm.h>
+#include <drm/drm_print.h>
 #include <drm/ttm/ttm_placement.h>
 
+#include "vgpu_admit.h"
 #include "vgpu_bo.h"
 #include "vgpu_ctx.h"
 #include "vgpu_debugfs.h"
@@ -45,6 +47,9 @@
  * - ``page_tables``: every VM's page tables, as runs of entries with
  *   contiguous addresses and equal flags.
  * - ``fault_log``: the last faults, decoded (see "fault log").
+ * - ``admission``: every term of the memory admission rule (BOs admitted
+ *   by kind, demand, memory held, available and free swap, reserves,
+ *   limit) and the number of refusals; see "memory admission".
  * - ``counters``: the device's counters, global and per context (with the
  *   owning client), TLB hit rates, and the driver's eviction, migration
  *   and fault counters.
@@ -438,6 +443,16 @@ static int vgpu_debugfs_fault_log(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* ---------------------------------------------------------- admission --- */
+
+static int vgpu_debugfs_admission(struct seq_file *m, void *data)
+{
+	struct drm_printer p = drm_seq_file_printer(m);
+
+	vgpu_admit_print(m_to_vgpu(m), &p);
+	return 0;
+}
+
 /* ----------------------------------------------------------- counters --- */
 
 static void vgpu_debugfs_hit_rate(struct seq_file *m, const char *name,
@@ -602,6 +617,7 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 	atomic64_set(&vdev->stats.bytes_to_vram, 0);
 	atomic64_set(&vdev->stats.bytes_to_system, 0);
 	atomic64_set(&vdev->stats.cpu_fault_moves, 0);
+	atomic64_set(&vdev->stats.admit_refusals, 0);
 
 	mutex_lock(&mgr->lock);
 	mgr->allocs = 0;
@@ -641,6 +657,7 @@ static const struct drm_debugfs_info vgpu_debugfs_list[] = {
 	{ "page_tables", vgpu_debugfs_page_tables },
 	{ "fault_log", vgpu_debugfs_fault_log },
 	{ "counters", vgpu_debugfs_counters },
+	{ "admission", vgpu_debugfs_admission },
 };
 
 /**

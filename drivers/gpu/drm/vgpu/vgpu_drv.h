@@ -14,6 +14,7 @@
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_resource.h>
 
+#include "vgpu_admit_types.h"
 #include "vgpu_ctx.h"
 #include "vgpu_fault.h"
 #include "vgpu_fault_log.h"
@@ -62,6 +63,8 @@ struct vgpu_tlb {
  * @bytes_to_vram: bytes moved into VRAM.
  * @bytes_to_system: bytes moved out of VRAM.
  * @cpu_fault_moves: VRAM BOs moved into the CPU window by a CPU fault.
+ * @admit_refusals: BOs refused because nothing could back them
+ *	(vgpu_admit.c).
  *
  * Atomic: updated without locks from wherever the event happens.
  */
@@ -71,6 +74,7 @@ struct vgpu_stats {
 	atomic64_t bytes_to_vram;
 	atomic64_t bytes_to_system;
 	atomic64_t cpu_fault_moves;
+	atomic64_t admit_refusals;
 };
 
 /**
@@ -88,6 +92,7 @@ struct vgpu_stats {
  * @ttm: TTM device.
  * @vram_mgr: VRAM resource manager (%TTM_PL_VRAM).
  * @sys_mgr: system-memory resource manager (%TTM_PL_TT).
+ * @admit: what the BOs have been promised of memory (vgpu_admit.c).
  * @stats: driver counters.
  * @pt_pool: VRAM pages for page tables.
  * @tlb: TLB invalidation.
@@ -125,6 +130,7 @@ struct vgpu_device {
 	struct ttm_device ttm;
 	struct vgpu_vram_mgr vram_mgr;
 	struct ttm_resource_manager sys_mgr;
+	struct vgpu_admit admit;
 	struct vgpu_stats stats;
 	struct vgpu_pt_pool pt_pool;
 	struct vgpu_tlb tlb;

@@ -9,6 +9,7 @@
 
 #include <drm/drm_drv.h>
 
+#include "vgpu_admit.h"
 #include "vgpu_drv.h"
 #include "vgpu_policy.h"
 #include "vgpu_query.h"
@@ -24,8 +25,10 @@
  *
  * - memory, in bytes: ``vram_total``, ``vram_used``, ``vram_kernel_used``,
  *   ``visible_vram_total``, ``visible_vram_used``, ``gtt_total``,
- *   ``gtt_used`` (system memory held by BOs in the system placement), and
- *   ``bo_count``;
+ *   ``gtt_used`` (system memory held by BOs in the system placement),
+ *   ``bo_count``, and the memory admission's ``admit_used`` (system memory
+ *   the device's BOs may need at worst) and ``admit_limit`` (what they may
+ *   have; see "memory admission");
  * - policies, read/write: ``eviction_policy`` and ``placement_policy``,
  *   with ``available_eviction_policies`` and
  *   ``available_placement_policies``; writing an unknown name fails with
@@ -33,7 +36,8 @@
  *   nothing;
  * - ``counters/``: the device's global counter bank (TLB, walks, faults,
  *   bytes per aperture, strict-mode checks) and the driver's own
- *   counters (evictions, bytes migrated, VRAM allocator, contexts) and
+ *   counters (evictions, bytes migrated, VRAM allocator, contexts, BOs
+ *   the memory admission refused) and
  *   those of the paging code (faults handled in batches, duplicates,
  *   resolved and cancelled faults, remote mappings, thrashing, prefetch),
  *   all monotonic until reset through debugfs ``reset_counters``.
@@ -90,6 +94,8 @@ enum vgpu_mem_attr {
 	VGPU_MEM_GTT_TOTAL,
 	VGPU_MEM_GTT_USED,
 	VGPU_MEM_BO_COUNT,
+	VGPU_MEM_ADMIT_USED,
+	VGPU_MEM_ADMIT_LIMIT,
 };
 
 struct vgpu_sysfs_attr {
@@ -110,11 +116,18 @@ static ssize_t vgpu_mem_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
 	struct vgpu_device *vdev = dev_to_vgpu(dev);
+	unsigned int idx = to_vgpu_sysfs_attr(attr)->idx;
+	struct vgpu_admit_stats ad;
 	struct vgpu_vram_stats st;
 	u64 v = 0;
 
+	if (idx == VGPU_MEM_ADMIT_USED || idx == VGPU_MEM_ADMIT_LIMIT) {
+		vgpu_admit_stats(vdev, &ad);
+		return sysfs_emit(buf, "%llu\n", idx == VGPU_MEM_ADMIT_USED ?
+				  ad.demand : ad.limit);
+	}
 	vgpu_vram_mgr_stats(vdev, &st);
-	switch (to_vgpu_sysfs_attr(attr)->idx) {
+	switch (idx) {
 	case VGPU_MEM_VRAM_TOTAL:
 		v = st.size;
 		break;
@@ -154,6 +167,8 @@ VGPU_MEM_ATTR(visible_vram_used, VGPU_MEM_VISIBLE_USED);
 VGPU_MEM_ATTR(gtt_total, VGPU_MEM_GTT_TOTAL);
 VGPU_MEM_ATTR(gtt_used, VGPU_MEM_GTT_USED);
 VGPU_MEM_ATTR(bo_count, VGPU_MEM_BO_COUNT);
+VGPU_MEM_ATTR(admit_used, VGPU_MEM_ADMIT_USED);
+VGPU_MEM_ATTR(admit_limit, VGPU_MEM_ADMIT_LIMIT);
 
 /* ----------------------------------------------------------- policies --- */
 
@@ -214,6 +229,8 @@ static struct attribute *vgpu_attrs[] = {
 	&vgpu_attr_gtt_total.attr.attr,
 	&vgpu_attr_gtt_used.attr.attr,
 	&vgpu_attr_bo_count.attr.attr,
+	&vgpu_attr_admit_used.attr.attr,
+	&vgpu_attr_admit_limit.attr.attr,
 	&dev_attr_eviction_policy.attr,
 	&dev_attr_available_eviction_policies.attr,
 	&dev_attr_placement_policy.attr,
@@ -270,6 +287,7 @@ enum vgpu_drv_counter {
 	VGPU_DRV_VRAM_ALLOC_FAILURES,
 	VGPU_DRV_VRAM_PEAK_USED,
 	VGPU_DRV_CONTEXT_STEALS,
+	VGPU_DRV_ADMIT_REFUSALS,
 };
 
 static ssize_t vgpu_drv_counter_show(struct device *dev,
@@ -309,6 +327,9 @@ static ssize_t vgpu_drv_counter_show(struct device *dev,
 		v = vdev->ctx.steals;
 		mutex_unlock(&vdev->ctx.lock);
 		break;
+	case VGPU_DRV_ADMIT_REFUSALS:
+		v = atomic64_read(&vdev->stats.admit_refusals);
+		break;
 	}
 	return sysfs_emit(buf, "%llu\n", v);
 }
@@ -324,6 +345,7 @@ VGPU_DRV_COUNTER_ATTR(vram_allocs, VGPU_DRV_VRAM_ALLOCS);
 VGPU_DRV_COUNTER_ATTR(vram_alloc_failures, VGPU_DRV_VRAM_ALLOC_FAILURES);
 VGPU_DRV_COUNTER_ATTR(vram_peak_used, VGPU_DRV_VRAM_PEAK_USED);
 VGPU_DRV_COUNTER_ATTR(context_steals, VGPU_DRV_CONTEXT_STEALS);
+VGPU_DRV_COUNTER_ATTR(admit_refusals, VGPU_DRV_ADMIT_REFUSALS);
 
 /* The paging code's device-wide counters (vgpu_paging_types.h). */
 static ssize_t vgpu_paging_counter_show(struct device *dev,
@@ -377,6 +399,7 @@ static struct attribute *vgpu_counter_attrs[] = {
 	&vgpu_ctr_vram_alloc_failures.attr.attr,
 	&vgpu_ctr_vram_peak_used.attr.attr,
 	&vgpu_ctr_context_steals.attr.attr,
+	&vgpu_ctr_admit_refusals.attr.attr,
 	&vgpu_ctr_faults_handled.attr.attr,
 	&vgpu_ctr_fault_batches.attr.attr,
 	&vgpu_ctr_fault_duplicates.attr.attr,

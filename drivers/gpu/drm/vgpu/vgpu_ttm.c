@@ -15,6 +15,7 @@
 #include <drm/ttm/ttm_placement.h>
 #include <drm/ttm/ttm_tt.h>
 
+#include "vgpu_admit.h"
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
@@ -32,7 +33,8 @@
  * - %TTM_PL_TT: system pages from the device's &ttm_pool, DMA-mapped for
  *   the device, which reaches them through PTEs with the SYSTEM aperture.
  *   Mapped cached by the CPU: the device's DMA is coherent.  A small
- *   counting manager limits TT to the guest's RAM.
+ *   counting manager limits TT to the guest's RAM; whether a BO may be
+ *   created at all was decided before, by the memory admission.
  * - %TTM_PL_SYSTEM: pages the device cannot use (swapped or about to be):
  *   where TTM puts TT BOs it swaps out.
  *
@@ -85,15 +87,28 @@ static const struct ttm_resource_manager_func vgpu_sys_mgr_func = {
 
 /* ----------------------------------------------------------------- ttm_tt --- */
 
+/*
+ * A ttm_tt, and whether its pages count as held by the device for the
+ * memory admission: from its first populate until it is destroyed, also
+ * while TTM has it swapped out to shmem (the pages are then shmem's, RAM
+ * or swap, still taken from the system).
+ */
+struct vgpu_tt {
+	struct ttm_tt ttm;
+	bool held;
+};
+
 static struct ttm_tt *vgpu_ttm_tt_create(struct ttm_buffer_object *tbo,
 					 u32 page_flags)
 {
+	struct vgpu_tt *vtt;
 	struct ttm_tt *tt;
 	int ret;
 
-	tt = kzalloc(sizeof(*tt), GFP_KERNEL);
-	if (!tt)
+	vtt = kzalloc(sizeof(*vtt), GFP_KERNEL);
+	if (!vtt)
 		return NULL;
+	tt = &vtt->ttm;
 
 	/* Memory handed to userspace is always zeroed. */
 	if (tbo->type != ttm_bo_type_sg)
@@ -121,17 +136,26 @@ static struct ttm_tt *vgpu_ttm_tt_create(struct ttm_buffer_object *tbo,
 err_fini:
 	ttm_tt_fini(tt);
 err_free:
-	kfree(tt);
+	kfree(vtt);
 	return NULL;
 }
 
 static int vgpu_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 				struct ttm_operation_ctx *ctx)
 {
+	struct vgpu_tt *vtt = container_of(tt, struct vgpu_tt, ttm);
+	int ret;
+
 	/* Imported dma-buf: addresses were filled in at creation. */
 	if (tt->page_flags & TTM_TT_FLAG_EXTERNAL)
 		return 0;
-	return ttm_pool_alloc(&bdev->pool, tt, ctx);
+	ret = ttm_pool_alloc(&bdev->pool, tt, ctx);
+	if (!ret && !vtt->held) {
+		vtt->held = true;
+		vgpu_admit_hold(container_of(bdev, struct vgpu_device, ttm),
+				(s64)tt->num_pages << PAGE_SHIFT);
+	}
+	return ret;
 }
 
 static void vgpu_ttm_tt_unpopulate(struct ttm_device *bdev, struct ttm_tt *tt)
@@ -143,8 +167,13 @@ static void vgpu_ttm_tt_unpopulate(struct ttm_device *bdev, struct ttm_tt *tt)
 
 static void vgpu_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 {
+	struct vgpu_tt *vtt = container_of(tt, struct vgpu_tt, ttm);
+
+	if (vtt->held)
+		vgpu_admit_hold(container_of(bdev, struct vgpu_device, ttm),
+				-((s64)tt->num_pages << PAGE_SHIFT));
 	ttm_tt_fini(tt);
-	kfree(tt);
+	kfree(vtt);
 }
 
 /* -------------------------------------------------------------- eviction --- */
@@ -501,6 +530,7 @@ int vgpu_ttm_init(struct vgpu_device *vdev)
 	struct ttm_resource_manager *man = &vdev->sys_mgr;
 	int ret;
 
+	vgpu_admit_init(vdev);
 	vdev->vram_cpu = ioremap_wc(vdev->visible_base, vdev->visible_size);
 	if (!vdev->vram_cpu) {
 		drm_err(drm, "cannot map the VRAM window\n");
