@@ -67,6 +67,67 @@ void vgpu_test_stop(VGPUTest *t)
     qtest_quit(t->qts);
 }
 
+/* ------------------------------------------------------------ Migration --- */
+
+/*
+ * Save the VM behind @qts into @file and wait for the end: true once
+ * query-migrate says "completed", false if it says "failed".  QEMU writes
+ * the file itself, through a descriptor passed with getfd, so the file is
+ * whole when "completed" is reported.  (To exec:cat QEMU reports it before
+ * the clean-up that waits for cat: the file could still be short.)
+ */
+bool vgpu_migrate_to_file(QTestState *qts, const char *file)
+{
+    gint64 end = g_get_monotonic_time() + MIG_TIMEOUT_S * G_USEC_PER_SEC;
+    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    QDict *rsp;
+
+    g_assert(fd >= 0);
+    rsp = qtest_qmp_fds(qts, &fd, 1, "{ 'execute': 'getfd', 'arguments': "
+                        "{ 'fdname': 'vgpu-migration' } }");
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    close(fd);
+    qtest_qmp_assert_success(qts, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': 'fd:vgpu-migration' } }");
+    for (;;) {
+        const char *status;
+        bool completed, failed;
+
+        rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+        status = qdict_get_try_str(qdict_get_qdict(rsp, "return"), "status");
+        completed = status && !strcmp(status, "completed");
+        failed = status && !strcmp(status, "failed");
+        qobject_unref(rsp);
+        if (completed || failed) {
+            return completed;
+        }
+        g_assert(g_get_monotonic_time() < end);
+        g_usleep(10 * 1000);
+    }
+}
+
+/*
+ * Load @file into @qts, launched with "-incoming defer": the load starts
+ * now, after qtest_init()'s handshake, which a destination that refuses
+ * the stream and exits at once would otherwise break.  With @wait_answer
+ * false the command is only sent, for a destination that may exit before
+ * it answers (set its expected status first).
+ */
+void vgpu_migrate_from_file(QTestState *qts, const char *file,
+                            bool wait_answer)
+{
+    g_autofree char *uri = g_strdup_printf("exec:cat %s", file);
+
+    if (wait_answer) {
+        qtest_qmp_assert_success(qts, "{ 'execute': 'migrate-incoming', "
+                                 "'arguments': { 'uri': %s } }", uri);
+    } else {
+        qtest_qmp_send(qts, "{ 'execute': 'migrate-incoming', "
+                       "'arguments': { 'uri': %s } }", uri);
+    }
+}
+
 /* ------------------------------------------------------------ Registers --- */
 
 uint32_t rd(VGPUTest *t, uint64_t reg)

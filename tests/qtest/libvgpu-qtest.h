@@ -77,6 +77,14 @@ void vgpu_test_launch(VGPUTest *t, const char *props,
 void vgpu_test_start(VGPUTest *t, const char *props);
 void vgpu_test_stop(VGPUTest *t);
 
+/* ------------------------------------------------------------ Migration --- */
+
+#define MIG_TIMEOUT_S       60
+
+bool vgpu_migrate_to_file(QTestState *qts, const char *file);
+void vgpu_migrate_from_file(QTestState *qts, const char *file,
+                            bool wait_answer);
+
 /* ------------------------------------------------------------ Registers --- */
 
 uint32_t rd(VGPUTest *t, uint64_t reg);

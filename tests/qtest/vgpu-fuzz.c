@@ -1138,35 +1138,17 @@ static void fuzz_stop(Fuzz *f)
 static void check_migration(Fuzz *f)
 {
     g_autofree char *file = g_strdup_printf("%s/state", f->dir);
-    g_autofree char *out = g_strdup_printf("exec:cat > %s", file);
-    g_autofree char *in = g_strdup_printf("exec:cat %s", file);
-    gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    gint64 end = g_get_monotonic_time() + MIG_TIMEOUT_S * G_USEC_PER_SEC;
     VGPUTest d;
     int i;
 
     step_alarm(f, 60);
-    qtest_qmp_assert_success(f->t.qts, "{ 'execute': 'migrate', 'arguments': "
-                             "{ 'uri': %s } }", out);
-    for (;;) {
-        QDict *rsp = qtest_qmp(f->t.qts, "{ 'execute': 'query-migrate' }");
-        const char *st = qdict_get_try_str(qdict_get_qdict(rsp, "return"),
-                                           "status");
-        bool done = st && !strcmp(st, "completed");
-        bool failed = st && !strcmp(st, "failed");
-
-        qobject_unref(rsp);
-        if (failed) {
-            fuzz_fail(f, EXIT_MIGRATE, "saving the state failed");
-        }
-        if (done) {
-            break;
-        }
-        g_usleep(10 * 1000);
+    if (!vgpu_migrate_to_file(f->t.qts, file)) {
+        fuzz_fail(f, EXIT_MIGRATE, "saving the state failed");
     }
     vgpu_test_launch(&d, fuzz_props(f->seed), "-incoming defer");
     qtest_set_expected_status(d.qts, 1);
-    qtest_qmp_assert_success(d.qts, "{ 'execute': 'migrate-incoming', "
-                             "'arguments': { 'uri': %s } }", in);
+    vgpu_migrate_from_file(d.qts, file, true);
     for (;;) {
         QDict *rsp;
         bool running;

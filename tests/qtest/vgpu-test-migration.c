@@ -13,35 +13,6 @@
 
 /* ------------------------------------------------------------ Helpers --- */
 
-#define MIG_TIMEOUT_S       60
-
-static char *mig_status(QTestState *qts)
-{
-    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
-    QDict *ret = qdict_get_qdict(rsp, "return");
-    char *status = g_strdup(qdict_haskey(ret, "status") ?
-                            qdict_get_str(ret, "status") : "none");
-
-    qobject_unref(rsp);
-    return status;
-}
-
-static void wait_migration(QTestState *qts)
-{
-    gint64 end = g_get_monotonic_time() + MIG_TIMEOUT_S * G_USEC_PER_SEC;
-
-    for (;;) {
-        g_autofree char *status = mig_status(qts);
-
-        g_assert_cmpstr(status, !=, "failed");
-        if (!strcmp(status, "completed")) {
-            return;
-        }
-        g_assert(g_get_monotonic_time() < end);
-        g_usleep(10 * 1000);
-    }
-}
-
 /* Wait until query-status says @state ("running", "paused"). */
 static void wait_runstate(QTestState *qts, const char *state)
 {
@@ -61,28 +32,22 @@ static void wait_runstate(QTestState *qts, const char *state)
     }
 }
 
-/* Save the VM behind @t into @file (the source stops). */
-static void migrate_to_file(VGPUTest *t, const char *file)
-{
-    g_autofree char *uri = g_strdup_printf("exec:cat > %s", file);
-    QDict *rsp;
-
-    rsp = qtest_qmp(t->qts, "{ 'execute': 'migrate', 'arguments': "
-                            "{ 'uri': %s } }", uri);
-    g_assert(qdict_haskey(rsp, "return"));
-    qobject_unref(rsp);
-    wait_migration(t->qts);
-}
-
-/* A QEMU that will load @file; its stderr goes to @err. */
+/*
+ * A QEMU that will load @file, its stderr going to @err; @refused: it must
+ * refuse the stream and exit with status 1, perhaps before it answers.
+ */
 static void launch_incoming(VGPUTest *d, const char *file, const char *err,
-                            const char *more)
+                            const char *more, bool refused)
 {
-    g_autofree char *extra = g_strdup_printf("-incoming 'exec:cat %s' %s%s%s",
-                                             file, more ? more : "",
+    g_autofree char *extra = g_strdup_printf("-incoming defer %s%s%s",
+                                             more ? more : "",
                                              err ? " 2>" : "", err ? err : "");
 
     vgpu_test_launch(d, "vram_size=64M", extra);
+    if (refused) {
+        qtest_set_expected_status(d->qts, 1);
+    }
+    vgpu_migrate_from_file(d->qts, file, !refused);
 }
 
 /* Read @len bytes of VRAM from @addr, in pieces qtest handles well. */
@@ -139,11 +104,11 @@ static void test_migration(void)
     }
     fault_va = rd64(&t, VGPU_QUEUE_REG(3, VGPU_QUEUE_FAULT_VA_LO));
     fault_info_reg = qrd(&t, 3, VGPU_QUEUE_FAULT_INFO);
-    migrate_to_file(&t, file);
+    g_assert_true(vgpu_migrate_to_file(t.qts, file));
     vgpu_test_stop(&t);
 
     /* Touch nothing until the state is in. */
-    launch_incoming(&d, file, NULL, NULL);
+    launch_incoming(&d, file, NULL, NULL, false);
     wait_runstate(d.qts, "running");
     vgpu_attach(&d);
     g_assert_cmphex(rd64(&d, VGPU_CTX_REG(CTX, VGPU_CTX_ROOT_LO)), ==,
@@ -340,7 +305,7 @@ static void bad_stream_source(const char *file)
     wr64(&t, VGPU_QUEUE_REG(1, VGPU_QUEUE_RING_LO), MARK_QUEUE1);
     wr64(&t, VGPU_REG_INVAL_VA_LO, MARK_INVAL_VA);
     wr(&t, VGPU_REG_INVAL_SIZE_LO, MARK_LATCH);     /* last MMIO write */
-    migrate_to_file(&t, file);
+    g_assert_true(vgpu_migrate_to_file(t.qts, file));
     vgpu_test_stop(&t);
 }
 
@@ -405,8 +370,7 @@ static void test_bad_stream(const void *opaque)
     g_assert_true(changed);
     g_assert(g_file_set_contents(bad, (char *)buf, len, NULL));
 
-    launch_incoming(&d, bad, err, NULL);
-    qtest_set_expected_status(d.qts, 1);
+    launch_incoming(&d, bad, err, NULL, true);
     end = g_get_monotonic_time() + MIG_TIMEOUT_S * G_USEC_PER_SEC;
     while (qtest_probe_child(d.qts)) {
         g_assert(g_get_monotonic_time() < end);     /* refused, not hung */
@@ -430,8 +394,9 @@ static void test_bad_stream(const void *opaque)
  * The engine writes VRAM with every kind of write while a live migration
  * runs: per round FILL A, COPY A to B, WRITE, CHECKSUM B, TOUCH RMW over
  * one MiB of D (a new MiB of 4 KiB pages for the first 8 rounds, so walks
- * set A/D bits in tables in VRAM as it goes) and a FENCE; the fault
- * buffer is the only VRAM the device does not write here.
+ * set A/D bits in tables in VRAM as it goes) and a FENCE.  Before the
+ * last round a copy from FAULT_VA stalls the queue: however the engine and
+ * the migration are scheduled, work is left for the destination.
  */
 #define LIVE_VA             0x40000000000ull
 #define LIVE_PA             (16 * MiB)
@@ -526,6 +491,9 @@ static void test_live_migration(void)
     basic_setup(&t);
     map_bulk(&t, CTX, LIVE_VA, LIVE_PA, LIVE_SIZE, PTE_RW, VGPU_PAGE_SIZE_4K);
     for (r = 0; r < LIVE_ROUNDS; r++) {
+        if (r == LIVE_ROUNDS - 1) {
+            cmd_copy(&t, 0, FAULT_VA, SCRATCH_VA, 8);     /* stalls */
+        }
         live_round(&t, r);
     }
     /*
@@ -541,7 +509,7 @@ static void test_live_migration(void)
     }
     start = g_get_monotonic_time();
     written = ctr(&t, -1, VGPU_CTR_VRAM_WRITE_BYTES);
-    migrate_to_file(&t, file);
+    g_assert_true(vgpu_migrate_to_file(t.qts, file));
     written = ctr(&t, -1, VGPU_CTR_VRAM_WRITE_BYTES) - written;
     fence_end = rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO));
     g_test_message("rounds done: %" PRIu64 " when the migration started, "
@@ -550,11 +518,11 @@ static void test_live_migration(void)
                    fence_end, (g_get_monotonic_time() - start) / 1e6,
                    LIVE_ROUNDS, written / MiB);
     g_assert_cmpuint(written, >, 0);                /* written meanwhile */
-    g_assert_cmpuint(fence_end, <, LIVE_ROUNDS);    /* work left to do */
+    g_assert_cmpuint(fence_end, <, LIVE_ROUNDS);    /* the stall held */
     vram_read(&t, 0, src, 64 * MiB);
     vgpu_test_stop(&t);
 
-    launch_incoming(&d, file, NULL, "-S");
+    launch_incoming(&d, file, NULL, "-S", false);
     wait_runstate(d.qts, "paused");
     vgpu_attach(&d);
     for (off = 0; off < 64 * MiB; off += 4 * MiB) {
@@ -574,6 +542,13 @@ static void test_live_migration(void)
 
     qtest_qmp_assert_success(d.qts, "{ 'execute': 'cont' }");
     memcpy(d.tail, t.tail, sizeof(d.tail));
+    memcpy(d.root, t.root, sizeof(d.root));
+    memcpy(d.pt_next, t.pt_next, sizeof(d.pt_next));
+    q_wait_state(&d, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd64(&d, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==,
+                     LIVE_ROUNDS - 1);
+    map4k(&d, CTX, FAULT_VA, FAULT_PA, PTE_RW);
+    qwr(&d, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
     q_wait_done(&d, 0);
     live_check_final(&d);
     vgpu_test_stop(&d);
