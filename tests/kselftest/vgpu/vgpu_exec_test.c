@@ -5,11 +5,13 @@
  * eviction, syncobj ordering, GPU faults and their containment, job
  * timeouts, isolation between processes, huge-leaf walk counts, hardware
  * context sharing, strict-mode counters, closing a banned VM with jobs on
- * the rings, every refused argument.
+ * the rings, exiting with a job waiting for its queue, every refused
+ * argument.
  *
  * Copyright (c) 2026 The vgpu authors
  */
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -1037,6 +1039,88 @@ TEST_F(exec, close_after_ban_waits_for_running_jobs)
 	EXPECT_LE(0.5, closed_after);
 	munmap((void *)flag, 4096);
 	close(dmabuf);
+}
+
+/* Kernel warnings so far ("WARNING:" lines in the kernel log). */
+static int kernel_warnings(void)
+{
+	static char log[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+	char *p = log;
+	int warnings = 0;
+
+	if (n < 0)
+		return -1;
+	log[n] = 0;
+	while ((p = strstr(p, "WARNING:"))) {
+		warnings++;
+		p++;
+	}
+	return warnings;
+}
+
+/*
+ * A process that exits with a job still waiting for its queue: the job
+ * took its VM's hardware context in prepare_job, and the scheduler kills
+ * it when the exiting file's entity does not drain within a second.  The
+ * killed job must give the context back (found by vgpu-fuzz: "WARNING
+ * ... vgpu_ctx_release" from do_exit()).
+ */
+TEST_F(exec, exit_with_a_job_waiting_for_its_queue)
+{
+	struct vgpu_dev *dev = &self->dev;
+	struct vgpu_cmd cmd;
+	uint32_t s_run;
+	struct buf flags;
+	volatile uint64_t *flag;
+	int status, warnings, i;
+	uint32_t one = 1;
+	pid_t pid;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "once is enough");
+	warnings = kernel_warnings();
+	if (warnings < 0)
+		SKIP(return, "cannot read the kernel log");
+	ASSERT_EQ(0, buf_create(dev, &flags, 4096, VGPU_PLACE_SYSTEM,
+				1ull << 32, VGPU_MAP_RW));
+	flag = flags.cpu;
+	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_run));
+	/* This VM holds queue 0 until flag 0 is set. */
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_write(&cmd, flags.va + 8, &one, 1);
+	vgpu_cmd_wait(&cmd, flags.va, 1);
+	ASSERT_EQ(0, vgpu_submit(dev, 0, &cmd, NULL, 0, s_run));
+	vgpu_cmd_fini(&cmd);
+	for (i = 0; i < 3000 && !flag[1]; i++)
+		usleep(10000);
+	ASSERT_EQ(1, flag[1]);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct vgpu_dev other;
+		struct vgpu_cmd nop;
+
+		if (vgpu_open(&other))
+			_exit(10);
+		vgpu_cmd_init(&nop);
+		vgpu_cmd_nop(&nop, 1);
+		if (vgpu_submit(&other, 0, &nop, NULL, 0, 0))
+			_exit(11);
+		/* Its job waits for queue 0 to go idle; exit with it. */
+		usleep(300000);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+	/* The entity of the exited file gives up after a second. */
+	usleep(1500000);
+	flag[0] = 1;
+	ASSERT_EQ(0, vgpu_syncobj_wait(dev, s_run, 30 * SEC));
+	EXPECT_EQ(1, vgpu_syncobj_status(dev, s_run));
+	EXPECT_EQ(warnings, kernel_warnings());
+	buf_destroy(dev, &flags);
 }
 
 TEST_HARNESS_MAIN

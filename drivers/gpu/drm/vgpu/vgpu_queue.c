@@ -38,7 +38,8 @@
  * Before a job runs (prepare_job), its VM must own a hardware context
  * (vgpu_ctx_get(), which may take over an idle one) and, if the queue is
  * programmed with another context, the queue must be idle: the job waits
- * for the last fence emitted on the queue.  run_job then reprograms
+ * for the last fence emitted on the queue, without pinning the context
+ * meanwhile (it takes one again when it is woken).  run_job then reprograms
  * QUEUE_CONTEXT if needed, writes the CALL into the ring, appends
  * ``FENCE(seqno, IRQ | NOWRITE)`` and rings the doorbell.  The job's fence
  * signals from the FENCE interrupt (vgpu_queue_complete()), which reads
@@ -358,9 +359,16 @@ static struct dma_fence *vgpu_prepare_job(struct drm_sched_job *sched_job,
 		}
 		hf->ctx_held = true;
 	}
-	/* QUEUE_CONTEXT may change only while the queue is idle. */
-	if (q->hw_ctx != vm->hw_ctx && q->last && !dma_fence_is_signaled(q->last))
+	/*
+	 * QUEUE_CONTEXT may change only while the queue is idle.  Do not
+	 * wait with the context pinned: a job still waiting when its file's
+	 * entity is killed is freed without run_job.
+	 */
+	if (q->hw_ctx != vm->hw_ctx && q->last && !dma_fence_is_signaled(q->last)) {
+		vgpu_ctx_put(vm);
+		hf->ctx_held = false;
 		return dma_fence_get(q->last);
+	}
 	return NULL;
 }
 
