@@ -5,8 +5,8 @@
  * eviction, syncobj ordering, GPU faults and their containment, job
  * timeouts, isolation between processes, huge-leaf walk counts, hardware
  * context sharing, strict-mode counters, closing a banned VM with jobs on
- * the rings, exiting with a job waiting for its queue, every refused
- * argument.
+ * the rings, exiting with a job waiting for its queue, rate-limited
+ * recovery messages, every refused argument.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -1041,22 +1041,27 @@ TEST_F(exec, close_after_ban_waits_for_running_jobs)
 	close(dmabuf);
 }
 
-/* Kernel warnings so far ("WARNING:" lines in the kernel log). */
-static int kernel_warnings(void)
+/* Lines of the kernel log that contain @what so far, or -1. */
+static int kernel_log_count(const char *what)
 {
 	static char log[1 << 20];
 	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
 	char *p = log;
-	int warnings = 0;
+	int count = 0;
 
 	if (n < 0)
 		return -1;
 	log[n] = 0;
-	while ((p = strstr(p, "WARNING:"))) {
-		warnings++;
+	while ((p = strstr(p, what))) {
+		count++;
 		p++;
 	}
-	return warnings;
+	return count;
+}
+
+static int kernel_warnings(void)
+{
+	return kernel_log_count("WARNING:");
 }
 
 /*
@@ -1121,6 +1126,45 @@ TEST_F(exec, exit_with_a_job_waiting_for_its_queue)
 	EXPECT_EQ(1, vgpu_syncobj_status(dev, s_run));
 	EXPECT_EQ(warnings, kernel_warnings());
 	buf_destroy(dev, &flags);
+}
+
+/*
+ * Any client can make jobs fail, one per new file: the kernel log gets a
+ * bounded number of recovery messages however many (found by vgpu-fuzz:
+ * thousands of lines a minute, printed on the serial console by the
+ * timeout worker, stalled the guest).
+ */
+TEST_F(exec, recovery_messages_are_ratelimited)
+{
+	const int jobs = 40;
+	struct timespec t0, t1;
+	int before, after, i;
+	double secs;
+
+	if (variant->place != VGPU_PLACE_VRAM)
+		SKIP(return, "once is enough");
+	before = kernel_log_count("resetting the queue");
+	if (before < 0)
+		SKIP(return, "cannot read the kernel log");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < jobs; i++) {
+		struct vgpu_dev dev;
+		struct vgpu_cmd cmd;
+
+		ASSERT_EQ(0, vgpu_open(&dev));
+		vgpu_cmd_init(&cmd);
+		vgpu_cmd_fill(&cmd, 3ull << 32, 4096, 1);	/* nothing mapped */
+		EXPECT_EQ(-EFAULT, vgpu_run(&dev, 0, &cmd, 30 * SEC));
+		vgpu_cmd_fini(&cmd);
+		vgpu_close(&dev);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	after = kernel_log_count("resetting the queue");
+	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	TH_LOG("%d failed jobs in %.1f s: %d recovery messages", jobs, secs,
+	       after - before);
+	/* printk's default: 10 messages per 5 s. */
+	EXPECT_GE(10 * (1 + (int)(secs / 5)), after - before);
 }
 
 TEST_HARNESS_MAIN

@@ -563,16 +563,19 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 		error = -EIO;
 		break;
 	}
+	/* Any client can make its jobs fail: do not let it flood the log. */
 	if (bad->hw_fence->inited && dma_fence_is_signaled(&bad->hw_fence->base))
-		drm_info(&vdev->drm, "queue %u: job finished while being recovered\n",
-			 q->id);
+		dev_info_ratelimited(vdev->drm.dev,
+				     "queue %u: job finished while being recovered\n",
+				     q->id);
 	else
-		drm_warn(&vdev->drm, "queue %u: job %llu %s (%s)%s, resetting the queue\n",
-			 q->id, bad->hw_fence->base.seqno,
-			 error == -ETIMEDOUT ? "timed out" :
-			 error == -EFAULT ? "cancelled after a GPU fault" :
-			 "stopped by a bad command",
-			 vgpu_queue_error_name(cause), where);
+		dev_warn_ratelimited(vdev->drm.dev,
+				     "queue %u: job %llu %s (%s)%s, resetting the queue\n",
+				     q->id, bad->hw_fence->base.seqno,
+				     error == -ETIMEDOUT ? "timed out" :
+				     error == -EFAULT ? "cancelled after a GPU fault" :
+				     "stopped by a bad command",
+				     vgpu_queue_error_name(cause), where);
 
 	/* Empty the ring, then fill it again with what must still run. */
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
