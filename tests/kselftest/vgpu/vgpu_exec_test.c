@@ -945,6 +945,29 @@ TEST_F(exec, bad_args)
 }
 
 /*
+ * Submit to @queue a job that sets the 64-bit flag @started of @flags,
+ * then runs until the CPU sets flag 0; wait until it runs on the GPU.
+ */
+static int start_job_until_flag(struct vgpu_dev *dev, struct buf *flags,
+				uint32_t queue, unsigned int started,
+				uint32_t sync)
+{
+	volatile uint64_t *flag = flags->cpu;
+	struct vgpu_cmd cmd;
+	uint32_t one = 1;
+	int i, ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_write(&cmd, flags->va + 8 * started, &one, 1);
+	vgpu_cmd_wait(&cmd, flags->va, 1);
+	ret = vgpu_submit(dev, queue, &cmd, NULL, 0, sync);
+	vgpu_cmd_fini(&cmd);
+	for (i = 0; !ret && i < 3000 && !flag[started]; i++)
+		usleep(10000);
+	return ret ? ret : flag[started] == 1 ? 0 : -ETIMEDOUT;
+}
+
+/*
  * Closing a file whose VM was banned waits for the VM's jobs still on the
  * hardware.  A job that runs after the ban fails at once, before the jobs
  * queued ahead of it on other rings: it must not let close() free the
@@ -960,8 +983,7 @@ TEST_F(exec, close_after_ban_waits_for_running_jobs)
 	struct buf flags;
 	volatile uint64_t *flag;
 	double closed_after;
-	int status, ready[2], dmabuf, i;
-	uint32_t one = 1;
+	int status, ready[2], dmabuf;
 	pid_t pid;
 	char byte;
 
@@ -975,14 +997,10 @@ TEST_F(exec, close_after_ban_waits_for_running_jobs)
 	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_run));
 	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_fault));
 	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_late));
-	vgpu_cmd_init(&cmd);
-
-	/* Queue 0: a job that sets flag 2, then runs until flag 0 is set. */
-	vgpu_cmd_write(&cmd, flags.va + 16, &one, 1);
-	vgpu_cmd_wait(&cmd, flags.va, 1);
-	ASSERT_EQ(0, vgpu_submit(dev, 0, &cmd, NULL, 0, s_run));
+	/* Queue 0: a job that runs until flag 0 is set. */
+	ASSERT_EQ(0, start_job_until_flag(dev, &flags, 0, 2, s_run));
 	/* Queue 1: once flag 1 is set, a fault that bans the VM. */
-	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_init(&cmd);
 	vgpu_cmd_wait(&cmd, flags.va + 8, 1);
 	vgpu_cmd_fill(&cmd, 3ull << 32, 4096, 1);	/* nothing mapped there */
 	ASSERT_EQ(0, vgpu_submit(dev, 1, &cmd, NULL, 0, s_fault));
@@ -992,10 +1010,7 @@ TEST_F(exec, close_after_ban_waits_for_running_jobs)
 	ASSERT_EQ(0, vgpu_submit(dev, 0, &cmd, &s_fault, 1, s_late));
 	vgpu_cmd_fini(&cmd);
 
-	/* The first job runs on the GPU: now the fault. */
-	for (i = 0; i < 3000 && !flag[2]; i++)
-		usleep(10000);
-	ASSERT_EQ(1, flag[2]);
+	/* Now the fault. */
 	flag[1] = 1;
 	ASSERT_EQ(0, vgpu_syncobj_wait(dev, s_late, 30 * SEC));
 	EXPECT_EQ(-EFAULT, vgpu_syncobj_status(dev, s_fault));
@@ -1074,12 +1089,10 @@ static int kernel_warnings(void)
 TEST_F(exec, exit_with_a_job_waiting_for_its_queue)
 {
 	struct vgpu_dev *dev = &self->dev;
-	struct vgpu_cmd cmd;
 	uint32_t s_run;
 	struct buf flags;
 	volatile uint64_t *flag;
-	int status, warnings, i;
-	uint32_t one = 1;
+	int status, warnings;
 	pid_t pid;
 
 	if (variant->place != VGPU_PLACE_VRAM)
@@ -1092,14 +1105,7 @@ TEST_F(exec, exit_with_a_job_waiting_for_its_queue)
 	flag = flags.cpu;
 	ASSERT_EQ(0, vgpu_syncobj_create(dev, &s_run));
 	/* This VM holds queue 0 until flag 0 is set. */
-	vgpu_cmd_init(&cmd);
-	vgpu_cmd_write(&cmd, flags.va + 8, &one, 1);
-	vgpu_cmd_wait(&cmd, flags.va, 1);
-	ASSERT_EQ(0, vgpu_submit(dev, 0, &cmd, NULL, 0, s_run));
-	vgpu_cmd_fini(&cmd);
-	for (i = 0; i < 3000 && !flag[1]; i++)
-		usleep(10000);
-	ASSERT_EQ(1, flag[1]);
+	ASSERT_EQ(0, start_job_until_flag(dev, &flags, 0, 1, s_run));
 
 	pid = fork();
 	ASSERT_LE(0, pid);
