@@ -220,6 +220,42 @@ TEST_F(bo, eviction_keeps_contents)
 	EXPECT_EQ(0, user_vram(&self->dev));
 }
 
+/*
+ * A mapping keeps its BO alive after the handle is closed, with its
+ * contents, while other BOs come and go and VRAM is evicted.
+ */
+TEST_F(bo, mapping_outlives_handle)
+{
+	const size_t small = 4096, size = 4 << 20;
+	uint64_t *keep[2], *p;
+	uint32_t h, k[2];
+	int i, n;
+
+	n = 2 * self->dev.vram_size / size;
+	for (i = 0; i < 2; i++) {
+		size_t sz = i ? size : small;
+
+		ASSERT_EQ(0, vgpu_bo_create(&self->dev, sz, variant->placements,
+					    variant->flags, &k[i]));
+		ASSERT_EQ(0, vgpu_bo_map(&self->dev, k[i], sz, (void **)&keep[i]));
+		fill_pattern(keep[i], sz, 0x1000 + i);
+		ASSERT_EQ(0, vgpu_bo_close(&self->dev, k[i]));
+	}
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, vgpu_bo_create(&self->dev, size, variant->placements,
+					    variant->flags, &h)) TH_LOG("BO %d", i);
+		ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+		fill_pattern(p, size, i);
+		vgpu_bo_unmap(p, size);
+		if (i % 2)
+			EXPECT_EQ(0, vgpu_bo_close(&self->dev, h));
+	}
+	EXPECT_EQ(0, check_pattern(keep[0], small, 0x1000));
+	EXPECT_EQ(0, check_pattern(keep[1], size, 0x1001));
+	vgpu_bo_unmap(keep[0], small);
+	vgpu_bo_unmap(keep[1], size);
+}
+
 TEST_F(bo, accounting_back_to_zero)
 {
 	struct drm_vgpu_query_memory m0, m1;
