@@ -31,17 +31,24 @@ rm -f "$OUT"/*.tap "$OUT"/*.log
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=(host qtest guest)
 
-# Guest configurations: "flavour vram visible".  Every guest runs the
-# device in strict mode, so a stale-TLB use anywhere in the suite shows up
-# in the strict counters that tests/guest/check-strict.sh asserts are zero.
-# 128M behind 64M makes BOs larger than the non-visible part of VRAM.
-GUEST_CONFIGS=${VGPU_GUEST_CONFIGS:-"debian 64M 64M
+# Guest configurations: "flavour vram visible [fuzz]".  Every guest runs
+# the device in strict mode, so a stale-TLB use anywhere in the suite shows
+# up in the strict counters that tests/guest/check-strict.sh asserts are
+# zero.  128M behind 64M makes BOs larger than the non-visible part of VRAM.
+# "fuzz" also runs the driver fuzzer (tests/guest/fuzz.sh) there for
+# VGPU_FUZZ_SECONDS (default 60), with seed VGPU_FUZZ_SEED (default 1):
+# once per kernel, where VRAM is small and BOs move all the time.
+GUEST_CONFIGS=${VGPU_GUEST_CONFIGS:-"debian 64M 64M fuzz
 debian 256M 256M
 debian 256M 64M
 debian 128M 64M"}
+# The debug kernel: add "fuzz" to its line (VGPU_FUZZ_DEBUG=1) once its
+# drm_syncobj carries tools/vm/debug-kernel-patches/0004-*, which lets the
+# fuzzer pass the syncobj counts Linux 6.12 WARNs on.
 if [ -x "$TOP/tools/vm/flavour-debug.sh" ] && [ "${VGPU_DEBUG_KERNEL:-1}" = 1 ]; then
 	GUEST_CONFIGS+="
 debug 256M 256M"
+	[ "${VGPU_FUZZ_DEBUG:-0}" = 1 ] && GUEST_CONFIGS+=" fuzz"
 fi
 
 # Run one qtest-tier binary: $1 the name of its TAP and log files, the
@@ -114,10 +121,13 @@ guest_tap() {
 }
 
 run_guest() {
-	local flavour vram visible name
-	while read -r flavour vram visible; do
+	local flavour vram visible extra name fuzz
+	while read -r flavour vram visible extra; do
 		[ -n "$flavour" ] || continue
 		name=guest-$flavour-$vram-$visible
+		fuzz=()
+		[ "$extra" = fuzz ] && fuzz=(--env "VGPU_FUZZ_SECONDS=${VGPU_FUZZ_SECONDS:-60}"
+					    --env "VGPU_FUZZ_SEED=${VGPU_FUZZ_SEED:-1}")
 		echo "== guest: $flavour kernel, VRAM $vram, CPU-visible $visible"
 		if [ "$flavour" != debian ]; then
 			"$TOP/tools/vm/flavour-$flavour.sh" build > "$OUT/$name.build.log" 2>&1 || {
@@ -130,7 +140,7 @@ run_guest() {
 		"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
 			--visible "$visible" --prop strict=on \
 			--mem "${VGPU_GUEST_MEM:-2G}" \
-			--timeout "${VGPU_GUEST_TIMEOUT:-900}" \
+			--timeout "${VGPU_GUEST_TIMEOUT:-900}" "${fuzz[@]}" \
 			--quiet-log -- sh tests/run-suite.sh \
 			> "$OUT/$name.log" 2>&1
 		guest_tap "$name" "$flavour,$vram,$visible" $?
