@@ -42,13 +42,13 @@ GUEST_CONFIGS=${VGPU_GUEST_CONFIGS:-"debian 64M 64M fuzz
 debian 256M 256M
 debian 256M 64M
 debian 128M 64M"}
-# The debug kernel: add "fuzz" to its line (VGPU_FUZZ_DEBUG=1) once its
-# drm_syncobj carries tools/vm/debug-kernel-patches/0004-*, which lets the
-# fuzzer pass the syncobj counts Linux 6.12 WARNs on.
+# The debug kernel runs the fuzzer too (VGPU_FUZZ_DEBUG=0 turns it off):
+# its drm_syncobj carries tools/vm/debug-kernel-patches/0004-*, so there
+# the fuzzer also passes the syncobj counts Linux 6.12 WARNs on.
 if [ -x "$TOP/tools/vm/flavour-debug.sh" ] && [ "${VGPU_DEBUG_KERNEL:-1}" = 1 ]; then
 	GUEST_CONFIGS+="
 debug 256M 256M"
-	[ "${VGPU_FUZZ_DEBUG:-0}" = 1 ] && GUEST_CONFIGS+=" fuzz"
+	[ "${VGPU_FUZZ_DEBUG:-1}" = 1 ] && GUEST_CONFIGS+=" fuzz"
 fi
 
 # Run one qtest-tier binary: $1 the name of its TAP and log files, the
