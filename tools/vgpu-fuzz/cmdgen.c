@@ -9,11 +9,10 @@
  * megabytes, and a few broken ones: unknown opcodes, lengths that are
  * too short or run past the end, unknown flags, flipped bits.  WAITs are
  * almost always satisfiable, so that a stream seldom hangs its queue
- * until the job timeout.  A FENCE in a user stream moves the queue's own
- * completed seqno on a device without privilege levels (issue 10), and
- * the driver then signals jobs that have not run: FENCEs carry seqno 0
- * and no flags unless --privileged-cmds asks for random seqnos and the
- * IRQ and NOWRITE flags.
+ * until the job timeout.  FENCEs carry random values and, half the time,
+ * the IRQ and NOWRITE flags only the kernel's ring may use: the device
+ * must refuse them in a user stream (a PRIVILEGE error, the job fails with
+ * -EPERM) without the queue's seqno ever moving.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -117,13 +116,9 @@ static void gen_one(struct fz_thread *t, struct fz_ctx *c, struct vgpu_cmd *cmd,
 		uint32_t flags = 0;
 		uint32_t *p;
 
-		/*
-		 * Every FENCE moves the queue's seqno on a device without
-		 * privilege levels: random seqnos and flags only on request.
-		 */
 		vgpu_cmd_fence(cmd, fz_gpu_addr(t, c, 8, align_of(t, 8)),
-			       fz_opts->privileged_cmds ? fz_next(r) : 0, 0);
-		if (fz_opts->privileged_cmds && fz_chance(r, 50))
+			       fz_next(r));
+		if (fz_chance(r, 50))
 			flags = fz_below(r, 4);
 		if (fz_chance(r, 3))
 			flags |= fz_bad_bits(r, VGPU_FENCE_FLAG_IRQ |

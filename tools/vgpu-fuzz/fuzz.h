@@ -58,7 +58,6 @@
  * @huge_syncobj_counts: also pass syncobj arrays so large that Linux 6.12's
  *	drm_syncobj_array_find() WARNs in the page allocator (a kernel with
  *	the fix only)
- * @privileged_cmds: put FENCEs with the IRQ or NOWRITE flag in user streams
  * @no_shared: no shared contexts: every call in a private one
  * @hang_seconds: a call that has not returned after this long is a hang
  * @bo_budget: bytes of BOs a context keeps alive
@@ -74,7 +73,6 @@ struct fz_opts {
 	gid_t gid;
 	bool trace;
 	bool huge_syncobj_counts;
-	bool privileged_cmds;
 	bool no_shared;
 	unsigned int hang_seconds;
 	uint64_t bo_budget;

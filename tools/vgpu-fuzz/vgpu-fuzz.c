@@ -5,7 +5,7 @@
  * Usage: vgpu-fuzz [--seconds N] [--seed S] [--procs P] [--threads T]
  *                  [--calls N] [--user UID[:GID]] [--trace]
  *                  [--huge-syncobj-counts | --no-huge-syncobj-counts]
- *                  [--privileged-cmds] [--no-shared] [--hang-seconds N]
+ *                  [--no-shared] [--hang-seconds N]
  *                  [--bo-budget MIB] [--shadow-budget MIB]
  *
  * Started as root, it drops to UID:GID (default 65534:65534) with
@@ -60,7 +60,7 @@ static void usage(FILE *f)
 		"usage: vgpu-fuzz [--seconds N] [--seed S] [--procs P] [--threads T]\n"
 		"                 [--calls N] [--user UID[:GID]] [--trace]\n"
 		"                 [--huge-syncobj-counts | --no-huge-syncobj-counts]\n"
-		"                 [--privileged-cmds] [--no-shared] [--hang-seconds N]\n"
+		"                 [--no-shared] [--hang-seconds N]\n"
 		"                 [--bo-budget MIB] [--shadow-budget MIB]\n");
 }
 
@@ -336,7 +336,6 @@ int main(int argc, char **argv)
 		{ "trace", no_argument, NULL, 'T' },
 		{ "huge-syncobj-counts", no_argument, NULL, 'H' },
 		{ "no-huge-syncobj-counts", no_argument, NULL, 'N' },
-		{ "privileged-cmds", no_argument, NULL, 'P' },
 		{ "no-shared", no_argument, NULL, 'X' },
 		{ "hang-seconds", required_argument, NULL, 'h' },
 		{ "bo-budget", required_argument, NULL, 'b' },
@@ -386,9 +385,6 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			opts.huge_syncobj_counts = false;
-			break;
-		case 'P':
-			opts.privileged_cmds = true;
 			break;
 		case 'X':
 			opts.no_shared = true;
@@ -442,9 +438,6 @@ int main(int argc, char **argv)
 		fz_msg("left out: SYNCOBJ_WAIT, _RESET and _SIGNAL with count_handles above 2^19 "
 		       "(Linux 6.12 bug: drm_syncobj_array_find() WARNs in the page allocator; "
 		       "the debug kernel carries the fix, --huge-syncobj-counts includes them)");
-	if (!opts.privileged_cmds)
-		fz_msg("left out: FENCEs with seqnos or the IRQ/NOWRITE flags in user streams "
-		       "(they move the queue's seqno on a device without privilege levels; --privileged-cmds)");
 
 	fz_sh = mmap(NULL, sizeof(*fz_sh), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
