@@ -7,6 +7,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_suballoc.h>
 #include <drm/vgpu_drm.h>
 
@@ -72,7 +73,7 @@ static int vgpu_stream_create(struct vgpu_vm *vm)
  * Return: the piece of the stream buffer holding the copy, to hand to
  * vgpu_stream_free() with the job's fence; or an ERR_PTR(): -ENOMEM,
  * -EFAULT (unreadable user memory), -ERESTARTSYS (signal while waiting
- * for room).
+ * for room), -ENODEV (the device is gone).
  */
 struct drm_suballoc *vgpu_stream_copy(struct vgpu_vm *vm,
 				      const void __user *user, u32 size,
@@ -80,7 +81,7 @@ struct drm_suballoc *vgpu_stream_copy(struct vgpu_vm *vm,
 {
 	struct vgpu_stream *st = &vm->stream;
 	struct drm_suballoc *sa;
-	int ret = 0;
+	int ret = 0, idx;
 
 	BUILD_BUG_ON(DRM_VGPU_EXEC_MAX_CMDS_SIZE > VGPU_STREAM_BUF_SIZE / 2);
 	mutex_lock(&st->lock);
@@ -95,9 +96,18 @@ struct drm_suballoc *vgpu_stream_copy(struct vgpu_vm *vm,
 	sa = drm_suballoc_new(&st->sa, size, GFP_KERNEL, true, 0);
 	if (IS_ERR(sa))
 		return sa;
-	if (copy_from_user(st->cpu + drm_suballoc_soffset(sa), user, size)) {
+	/* Unplug frees the buffer once no copy is inside drm_dev_enter(). */
+	if (!drm_dev_enter(&vm->vdev->drm, &idx)) {
+		ret = -ENODEV;
+	} else {
+		if (copy_from_user(st->cpu + drm_suballoc_soffset(sa), user,
+				   size))
+			ret = -EFAULT;
+		drm_dev_exit(idx);
+	}
+	if (ret) {
 		drm_suballoc_free(sa, NULL);
-		return ERR_PTR(-EFAULT);
+		return ERR_PTR(ret);
 	}
 	*va = VGPU_VM_STREAM_VA + drm_suballoc_soffset(sa);
 	return sa;
