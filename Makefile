@@ -76,7 +76,7 @@ kernel: deps
 	@tools/vm/setup.sh kernel
 
 module: deps
-	@tools/vm/flavour-debian.sh build
+	+@tools/vm/flavour-debian.sh build
 
 $(KSFT_DIR)/kselftest_harness.h:
 	@tools/vm/setup.sh deps kselftest

@@ -12,8 +12,9 @@
  * half first completes pending TLB invalidations, then gives every
  * runnable queue one time slice of at most VGPU_SLICE_BUDGET units of work
  * (starting one queue further each pass), then reschedules itself while
- * any queue is runnable.  A long COPY is carried over several slices, so a
- * long or stalled queue never holds up the others.  Queues blocked on WAIT
+ * any queue is runnable, pausing now and then (VGPU_BUSY_NS).  A long COPY
+ * is carried over several slices, so a long or stalled queue never holds up
+ * the others.  Queues blocked on WAIT
  * are re-polled each pass, or by a timer when nothing else runs.  While
  * the VM is stopped nothing runs.
  *
@@ -226,6 +227,7 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
 
 static void vgpu_sched_update(VGPUState *s)
 {
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     bool run = s->inval_req_seqno != s->inval_done_seqno;
     bool wait = false;
     int i;
@@ -234,12 +236,23 @@ static void vgpu_sched_update(VGPUState *s)
         run |= s->queue[i].state == VGPU_QUEUE_STATE_RUNNING;
         wait |= s->queue[i].state == VGPU_QUEUE_STATE_WAITING;
     }
-    if (run) {
-        qemu_bh_schedule(s->sched_bh);
-    } else if (wait) {
-        timer_mod(s->poll_timer,
-                  qemu_clock_get_ns(QEMU_CLOCK_REALTIME) + VGPU_WAIT_POLL_NS);
+    if (!run) {
+        s->busy_since = 0;
+        if (wait) {
+            timer_mod(s->poll_timer, now + VGPU_WAIT_POLL_NS);
+        }
+        return;
     }
+    if (!s->busy_since) {
+        s->busy_since = now;
+    }
+    if (now - s->busy_since < VGPU_BUSY_NS) {
+        qemu_bh_schedule(s->sched_bh);
+        return;
+    }
+    /* Let the vCPUs have the BQL for a while (see vgpu-internal.h). */
+    s->busy_since = 0;
+    timer_mod(s->poll_timer, now + VGPU_YIELD_NS);
 }
 
 static void vgpu_sched_bh(void *opaque)

@@ -33,12 +33,18 @@ OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU)
  * Scheduling: each queue gets at most VGPU_SLICE_BUDGET units of work per
  * round (a unit is a byte moved or checksummed; a command costs
  * VGPU_CMD_COST, a TOUCH access VGPU_TOUCH_COST).  Queues blocked on WAIT
- * are re-polled every VGPU_WAIT_POLL_NS of host time.
+ * are re-polled every VGPU_WAIT_POLL_NS of host time.  After
+ * VGPU_BUSY_NS of host time running without a break, the scheduler pauses
+ * for VGPU_YIELD_NS: it runs under the BQL, and a main loop that only drops
+ * the lock for a moment starves the vCPUs that need it for MMIO and
+ * interrupts.
  */
 #define VGPU_SLICE_BUDGET       (512 * KiB)
 #define VGPU_CMD_COST           64
 #define VGPU_TOUCH_COST         128
 #define VGPU_WAIT_POLL_NS       (100 * SCALE_US)
+#define VGPU_BUSY_NS            (2 * SCALE_MS)
+#define VGPU_YIELD_NS           (200 * SCALE_US)
 #define VGPU_BOUNCE_SIZE        (64 * KiB)
 
 /*
@@ -152,6 +158,7 @@ struct VGPUState {
     uint8_t *vram_ptr;
     QEMUBH *sched_bh;
     QEMUTimer *poll_timer;
+    int64_t busy_since;         /* host ns the engine started running; 0 */
     VMChangeStateEntry *vmstate_entry;
     uint8_t *bounce;
 
