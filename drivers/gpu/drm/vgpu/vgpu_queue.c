@@ -50,7 +50,9 @@
  * CANCEL (ERROR with cause CANCELLED).  The last two kick the scheduler's
  * timeout handler at once (drm_sched_fault()), so that one path does all
  * recovery: stop the scheduler, reset the queue (its ring empties), signal
- * the guilty job's fence with -ETIMEDOUT, -EFAULT, -EPERM (a privileged
+ * the guilty job's fence (the job the ring stopped in: the oldest whose
+ * hardware fence has not signalled, which drm_sched's oldest job need not
+ * be) with -ETIMEDOUT, -EFAULT, -EPERM (a privileged
  * command in its stream: cause PRIVILEGE) or -EIO (any other bad
  * command), fail the jobs
  * of banned VMs with -ECANCELED, re-emit every other pending job into the
@@ -453,22 +455,22 @@ static void vgpu_queue_reattach(struct vgpu_queue *q)
 }
 
 /*
- * The job at the head of @q timed out: extend its timeout if it moved
- * since the last check (see "job timeout and progress").
+ * The job @hf the ring is stuck in timed out: extend its timeout if it
+ * moved since the last check (see "job timeout and progress").  Called
+ * with the scheduler stopped.
  *
- * Return: true if extended; the job is back in the scheduler's hands.
+ * Return: true if extended.
  */
-static bool vgpu_job_extend(struct vgpu_queue *q, struct drm_sched_job *sched_job)
+static bool vgpu_job_extend(struct vgpu_queue *q, struct vgpu_hw_fence *hf)
 {
-	struct vgpu_hw_fence *hf = to_vgpu_job(sched_job)->hw_fence;
 	u32 max_ms = READ_ONCE(vgpu_job_timeout_max_ms);
 	u32 replays;
 	bool moved;
 	u64 pos;
 
 	/* A banned VM's job (its file closed, or it faulted) gets no more. */
-	if (!hf->inited || READ_ONCE(q->error) != VGPU_QUEUE_ERROR_NONE ||
-	    vgpu_vm_banned(to_vgpu_job(sched_job)->vm))
+	if (READ_ONCE(q->error) != VGPU_QUEUE_ERROR_NONE ||
+	    vgpu_vm_banned(hf->vm))
 		return false;
 
 	replays = atomic_read(&q->replays);
@@ -485,19 +487,38 @@ static bool vgpu_job_extend(struct vgpu_queue *q, struct drm_sched_job *sched_jo
 			 hf->tdr_extended_ms + vgpu_job_timeout_ms);
 		return false;
 	}
-	/* Before drm_sched_start(): the job may be freed right after. */
 	hf->tdr_extended_ms += vgpu_job_timeout_ms;
 	drm_dbg_driver(&q->vdev->drm, "queue %u: job %llu progressing, timeout extended (%u ms)\n",
 		       q->id, hf->base.seqno, hf->tdr_extended_ms);
+	return true;
+}
 
-	/* Put the job back on the pending list and re-arm the timer. */
-	drm_sched_stop(&q->sched, sched_job);
+/*
+ * The job the ring stopped in: the oldest whose hardware fence has not
+ * signalled, with a reference, or NULL.  Not drm_sched's oldest job, which
+ * may have finished and only wait to be freed.
+ */
+static struct vgpu_hw_fence *vgpu_queue_stuck(struct vgpu_queue *q)
+{
+	struct vgpu_hw_fence *hf;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	hf = list_first_entry_or_null(&q->pending, struct vgpu_hw_fence, link);
+	if (hf)
+		dma_fence_get(&hf->base);
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+	return hf;
+}
+
+/* Restart the scheduler after drm_sched_stop(), nothing reset. */
+static void vgpu_queue_resume(struct vgpu_queue *q)
+{
 	vgpu_queue_reattach(q);
 	drm_sched_start(&q->sched);
 	/* drm_sched_stop() cancelled the timer an ERROR may have kicked. */
 	if (READ_ONCE(q->error) != VGPU_QUEUE_ERROR_NONE)
 		drm_sched_fault(&q->sched);
-	return true;
 }
 
 static const char *vgpu_queue_error_name(u32 cause)
@@ -521,11 +542,10 @@ static const char *vgpu_queue_error_name(u32 cause)
 
 static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job)
 {
-	struct vgpu_job *bad = to_vgpu_job(sched_job);
-	struct vgpu_queue *q = bad->q;
+	struct vgpu_queue *q = to_vgpu_job(sched_job)->q;
 	struct vgpu_device *vdev = q->vdev;
 	struct drm_gpu_scheduler *sched = &q->sched;
-	struct vgpu_hw_fence *f, *tmp;
+	struct vgpu_hw_fence *f, *tmp, *stuck;
 	unsigned long flags;
 	char where[40] = "";
 	u32 cause, status;
@@ -534,13 +554,26 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return DRM_GPU_SCHED_STAT_ENODEV;
 
-	if (vgpu_job_extend(q, sched_job)) {
+	/*
+	 * The job to blame is the one the ring stopped in.  With the
+	 * scheduler stopped, no job of the pending list is freed under us.
+	 */
+	drm_sched_stop(sched, sched_job);
+	vgpu_queue_complete(q);
+	stuck = vgpu_queue_stuck(q);
+	if (!stuck && READ_ONCE(q->error) == VGPU_QUEUE_ERROR_NONE) {
+		/* Everything finished meanwhile: nothing to recover. */
+		vgpu_queue_resume(q);
+		drm_dev_exit(idx);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+	if (stuck && vgpu_job_extend(q, stuck)) {
+		vgpu_queue_resume(q);
+		dma_fence_put(&stuck->base);
 		drm_dev_exit(idx);
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 	}
 
-	drm_sched_stop(sched, sched_job);
-	vgpu_queue_complete(q);
 	/* Inside a BO stream's CALL: say where in the user's stream. */
 	status = vgpu_rd32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_STATUS));
 	if (status & VGPU_QUEUE_STATUS_IN_CALL)
@@ -564,14 +597,14 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 		break;
 	}
 	/* Any client can make its jobs fail: do not let it flood the log. */
-	if (bad->hw_fence->inited && dma_fence_is_signaled(&bad->hw_fence->base))
+	if (!stuck)
 		dev_info_ratelimited(vdev->drm.dev,
-				     "queue %u: job finished while being recovered\n",
-				     q->id);
+				     "queue %u: stopped with no job in the ring (%s), resetting the queue\n",
+				     q->id, vgpu_queue_error_name(cause));
 	else
 		dev_warn_ratelimited(vdev->drm.dev,
 				     "queue %u: job %llu %s (%s)%s, resetting the queue\n",
-				     q->id, bad->hw_fence->base.seqno,
+				     q->id, stuck->base.seqno,
 				     error == -ETIMEDOUT ? "timed out" :
 				     error == -EFAULT ? "cancelled after a GPU fault" :
 				     "stopped by a bad command",
@@ -589,7 +622,7 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 		struct vgpu_job *job = f->job;
 		int err = 0;
 
-		if (job == bad)
+		if (f == stuck)
 			err = error;
 		else if (vgpu_vm_banned(job->vm))
 			err = -ECANCELED;
@@ -603,6 +636,8 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	}
 	spin_unlock_irqrestore(&q->fence_lock, flags);
 
+	if (stuck)
+		dma_fence_put(&stuck->base);
 	vgpu_queue_reattach(q);
 	vgpu_ring_kick(q);
 	drm_sched_start(sched);
