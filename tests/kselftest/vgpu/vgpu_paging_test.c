@@ -7,10 +7,13 @@
  * pageable BOs (DRM_VGPU_BO_PAGEABLE): fault-driven chunk migration, 4x
  * oversubscription with the data checked, chunk granularity, LRU vs
  * LRU-2, thrashing, map-remote, prefetch and advice, a job faulting for
- * longer than the job timeout, running out of memory.
+ * longer than the job timeout, running out of memory; and coherence: a
+ * CPU touch moves one chunk, CPU stores racing migrations and writes
+ * through a second mapping (same VM or another process) are never lost.
  *
  * Copyright (c) 2026 The vgpu authors
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 #include <sys/ioctl.h>
@@ -947,6 +950,397 @@ TEST_F(pageable, out_of_memory_errno)
 	EXPECT_TRUE(ret == -ENOMEM || ret == -ENOSPC) TH_LOG("ret %d after %llu MiB", ret,
 							     (unsigned long long)(made >> 20));
 	EXPECT_GT(limit, made);
+}
+
+/* A CPU touch of one chunk of a 64 MiB pageable BO moves exactly that chunk. */
+TEST_F(pageable, cpu_touch_moves_one_chunk)
+{
+	const uint64_t size = 64 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t moved, chunk, n, i;
+	volatile uint32_t *p;
+	uint32_t h;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	chunk = pg0.chunk_size;
+	/* As many chunks as fit in half of VRAM, written by the GPU: dirty. */
+	n = self->vram / 2 / chunk;
+	if (n > size / chunk)
+		n = size / chunk;
+	ASSERT_LE(2, n);
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, n * chunk, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(n * chunk, moved);
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_WRITE,
+			       PVA, n * chunk, 0, 0, 7));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+
+	/* One load from the CPU in the second chunk. */
+	(void)p[(chunk + 12345 * 4) / 4];
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.evictions + 1, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.bytes_to_system + chunk, pg.vm.bytes_to_system);
+	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
+
+	/* A store in another chunk moves that one, and only it. */
+	p[((n - 1) * chunk + 100) / 4] = 1;
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(pg.vm.evictions + 1, pg0.vm.evictions);
+
+	/* The other chunks are still in VRAM: the GPU reads them without a fault. */
+	pg = pg0;
+	for (i = 2; i < n - 1; i++) {
+		ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+				       PVA + i * chunk, chunk, 0, 0, 0));
+	}
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(pg.vm.faults, pg0.vm.faults);
+	vgpu_bo_unmap((void *)p, size);
+}
+
+struct cpu_writer {
+	volatile uint64_t *p;
+	uint64_t n;
+	volatile int stop;
+	uint64_t rounds;
+	uint64_t lost;
+};
+
+/*
+ * Round r stores r in every qword, in order, after checking that the
+ * qword still holds r - 1: anything else is a store of ours that was lost.
+ */
+static void *cpu_writer_main(void *arg)
+{
+	struct cpu_writer *w = arg;
+	uint64_t r, i;
+
+	for (r = 1; !w->stop; r++) {
+		for (i = 0; i < w->n; i++) {
+			if (w->p[i] != r - 1)
+				w->lost++;
+			w->p[i] = r;
+		}
+		w->rounds = r;
+	}
+	return NULL;
+}
+
+/*
+ * A CPU thread stores counters through an mmap while the chunks move
+ * into VRAM (prefetch, writable, so they are dirty) and back (prefetch to
+ * system, CPU faults), and the GPU reads them: every store survives.
+ */
+TEST_F(pageable, cpu_stores_survive_migration)
+{
+	const uint64_t size = 8 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	struct cpu_writer w = { 0 };
+	struct vgpu_cmd cmd;
+	uint64_t moved, i, *res, bad = 0;
+	struct timespec t0, t;
+	pthread_t thr;
+	uint32_t h, rh;
+	int loops = 0;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&w.p));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	w.n = size / 8;
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, cpu_writer_main, &w));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	vgpu_cmd_init(&cmd);
+	do {
+		EXPECT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+		vgpu_cmd_reset(&cmd);
+		vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
+		EXPECT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+		EXPECT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_SYSTEM, &moved));
+		loops++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 4 || w.rounds < 3);
+	w.stop = 1;
+	pthread_join(thr, NULL);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	TH_LOG("%d migration loops, %llu CPU rounds, %llu stores lost, %llu MiB to VRAM",
+	       loops, (unsigned long long)w.rounds, (unsigned long long)w.lost,
+	       (unsigned long long)((pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram) >> 20));
+	EXPECT_EQ(0, w.lost);
+	EXPECT_LE(size, pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram);
+	EXPECT_LE(size, pg.vm.bytes_to_system - pg0.vm.bytes_to_system);
+
+	/* The last round is whole, for the GPU and for the CPU. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	vgpu_cmd_fini(&cmd);
+	for (i = 0; i < w.n; i++)
+		bad += w.p[i] != w.rounds;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(vgpu_fnv1a64((const void *)w.p, size), res[0]);
+	vgpu_bo_unmap((void *)w.p, size);
+	vgpu_bo_unmap(res, 4096);
+}
+
+/*
+ * How mapping A comes to map the chunk's system pages while mapping B
+ * brings it into VRAM: the four orderings a review found writes lost in.
+ */
+enum two_maps_order {
+	ORDER_POLICY_SWITCH,	/* A under "remote", B under "migrate" (writes) */
+	ORDER_ACCESSED_BY,	/* evicted ACCESSED_BY: both remote; B prefetches */
+	ORDER_ADVICE,		/* A preferred-system; B's range advised VRAM */
+	ORDER_READ_ONLY,	/* A under "remote", B reads it into VRAM (clean) */
+	ORDER_NR,
+};
+
+static const char *const two_maps_order_name[ORDER_NR] = {
+	"policy switch", "accessed-by", "advice", "read-only use",
+};
+
+/* One side of the two-mappings test: a file, its VM and its VA. */
+struct side {
+	struct vgpu_dev *dev;
+	uint64_t va;
+};
+
+/* Steps run by side A, maybe in another process. */
+enum a_step { A_READ, A_FILL, A_ADVISE_SYSTEM, A_DONE };
+
+static int side_touch(struct side *sd, uint32_t access)
+{
+	return touch_run(sd->dev, 0, VGPU_TOUCH_SEQUENTIAL, access, sd->va,
+			 2 * MiB, 0, 0, 0);
+}
+
+static int side_fill(struct side *sd, uint64_t off, uint64_t len, uint32_t v)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, sd->va + off, len, v);
+	ret = vgpu_run(sd->dev, 0, &cmd, 60 * SEC);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+static int a_step(struct side *a, enum a_step step)
+{
+	switch (step) {
+	case A_READ:
+		return side_touch(a, VGPU_TOUCH_READ);
+	case A_FILL:
+		return side_fill(a, 0, MiB, 0xaaaaaaaa);
+	case A_ADVISE_SYSTEM:
+		return vgpu_advise(a->dev, a->va, 2 * MiB,
+				   DRM_VGPU_ADVICE_PREFERRED_PLACEMENT, VGPU_PLACE_SYSTEM);
+	case A_DONE:
+		break;
+	}
+	return 0;
+}
+
+/* Side A in a child process: steps come down @cmd, results go up @res. */
+struct remote_a {
+	pid_t pid;
+	int cmd, res;
+};
+
+static int run_a(struct side *a, struct remote_a *r, enum a_step step)
+{
+	int ret;
+
+	if (!r)
+		return a_step(a, step);
+	if (write(r->cmd, &step, sizeof(step)) != sizeof(step) ||
+	    read(r->res, &ret, sizeof(ret)) != sizeof(ret))
+		return -EPIPE;
+	return ret;
+}
+
+static int start_remote_a(struct remote_a *r, int dmabuf, uint64_t va)
+{
+	int down[2], up[2];
+
+	if (pipe(down) || pipe(up))
+		return -errno;
+	r->pid = fork();
+	if (r->pid < 0)
+		return -errno;
+	if (r->pid == 0) {
+		struct vgpu_dev dev;
+		struct side a = { &dev, va };
+		enum a_step step;
+		uint32_t h;
+		int ret;
+
+		close(down[1]);
+		close(up[0]);
+		ret = vgpu_open(&dev);
+		if (!ret)
+			ret = vgpu_bo_import(&dev, dmabuf, &h);
+		if (!ret)
+			ret = vgpu_vm_map(&dev, h, 0, va, 2 * MiB, VGPU_MAP_RW);
+		if (write(up[1], &ret, sizeof(ret)) != sizeof(ret) || ret)
+			_exit(1);
+		while (read(down[0], &step, sizeof(step)) == sizeof(step) &&
+		       step != A_DONE) {
+			ret = a_step(&a, step);
+			if (write(up[1], &ret, sizeof(ret)) != sizeof(ret))
+				_exit(2);
+		}
+		vgpu_close(&dev);
+		_exit(0);
+	}
+	close(down[0]);
+	close(up[1]);
+	r->cmd = down[1];
+	r->res = up[0];
+	{
+		int ret;
+
+		if (read(r->res, &ret, sizeof(ret)) != sizeof(ret))
+			return -EPIPE;
+		return ret;
+	}
+}
+
+static int stop_remote_a(struct remote_a *r)
+{
+	enum a_step step = A_DONE;
+	int status;
+
+	(void)!write(r->cmd, &step, sizeof(step));
+	close(r->cmd);
+	close(r->res);
+	if (waitpid(r->pid, &status, 0) != r->pid)
+		return -ECHILD;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+/*
+ * One 2 MiB chunk mapped at A and at B.  A comes to map its system pages
+ * and B brings it into VRAM (@order); then A writes the first half, B the
+ * second, B reads it all, the chunk is evicted, and the CPU reads it all.
+ */
+static void two_maps(struct __test_metadata *_metadata, struct vgpu_dev *dev,
+		     enum two_maps_order order, bool other_process)
+{
+	const uint64_t size = 2 * MiB;
+	uint64_t va_a = PVA, va_b = PVA + 64 * MiB, moved, i, *res, bad = 0;
+	struct side b = { dev, va_b }, a = { dev, va_a };
+	struct remote_a r, *ra = other_process ? &r : NULL;
+	uint32_t h, rh, *p, want;
+	struct vgpu_cmd cmd;
+	int dmabuf = -1;
+
+	ASSERT_EQ(0, set_policy(dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(dev, h, size, (void **)&p));
+	memset(p, 0, size);
+	ASSERT_EQ(0, vgpu_vm_map(dev, h, 0, va_b, size, VGPU_MAP_RW));
+	if (ra) {
+		ASSERT_EQ(0, vgpu_bo_export(dev, h, &dmabuf));
+		ASSERT_EQ(0, start_remote_a(ra, dmabuf, va_a));
+		close(dmabuf);
+	} else {
+		ASSERT_EQ(0, vgpu_vm_map(dev, h, 0, va_a, size, VGPU_MAP_RW));
+	}
+	ASSERT_EQ(0, vgpu_bo_create(dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+
+	switch (order) {
+	case ORDER_POLICY_SWITCH:
+	case ORDER_READ_ONLY:
+		ASSERT_EQ(0, set_policy(dev, "placement_policy", "remote"));
+		ASSERT_EQ(0, run_a(&a, ra, A_READ));
+		ASSERT_EQ(0, set_policy(dev, "placement_policy", "migrate"));
+		ASSERT_EQ(0, side_touch(&b, order == ORDER_READ_ONLY ?
+					VGPU_TOUCH_READ : VGPU_TOUCH_WRITE));
+		break;
+	case ORDER_ACCESSED_BY:
+		ASSERT_EQ(0, vgpu_advise(dev, va_b, size, DRM_VGPU_ADVICE_ACCESSED_BY,
+					 DRM_VGPU_ACCESSOR_GPU));
+		ASSERT_EQ(0, vgpu_prefetch(dev, va_b, size, VGPU_PLACE_VRAM, &moved));
+		ASSERT_EQ(0, vgpu_prefetch(dev, va_b, size, VGPU_PLACE_SYSTEM, &moved));
+		ASSERT_EQ(0, vgpu_prefetch(dev, va_b, size, VGPU_PLACE_VRAM, &moved));
+		EXPECT_EQ(size, moved);
+		break;
+	case ORDER_ADVICE:
+		ASSERT_EQ(0, run_a(&a, ra, A_ADVISE_SYSTEM));
+		ASSERT_EQ(0, run_a(&a, ra, A_READ));
+		ASSERT_EQ(0, vgpu_advise(dev, va_b, size, DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+					 VGPU_PLACE_VRAM));
+		break;
+	default:
+		break;
+	}
+
+	ASSERT_EQ(0, run_a(&a, ra, A_FILL));
+	ASSERT_EQ(0, side_fill(&b, MiB, MiB, 0xbbbbbbbb));
+	/* B sees A's half. */
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_checksum(&cmd, va_b, size, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(dev, 0, &cmd, 60 * SEC));
+	vgpu_cmd_fini(&cmd);
+	/* Back home, written back: the CPU sees both halves. */
+	ASSERT_EQ(0, vgpu_prefetch(dev, va_b, size, VGPU_PLACE_SYSTEM, &moved));
+	for (i = 0; i < size / 4; i++) {
+		want = i < MiB / 4 ? 0xaaaaaaaa : 0xbbbbbbbb;
+		bad += p[i] != want;
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%s%s: %llu words lost", two_maps_order_name[order],
+				 ra ? ", two processes" : "", (unsigned long long)bad);
+	EXPECT_EQ(vgpu_fnv1a64(p, size), res[0]) TH_LOG("%s%s: B read stale data",
+						       two_maps_order_name[order],
+						       ra ? ", two processes" : "");
+	if (ra)
+		EXPECT_EQ(0, stop_remote_a(ra));
+	vgpu_bo_unmap(p, size);
+	vgpu_bo_unmap(res, 4096);
+	ASSERT_EQ(0, vgpu_vm_unmap(dev, PVA - 2 * MiB, 4096));
+	ASSERT_EQ(0, vgpu_vm_unmap(dev, va_b, size));
+	if (!ra)
+		ASSERT_EQ(0, vgpu_vm_unmap(dev, va_a, size));
+	ASSERT_EQ(0, vgpu_bo_close(dev, h));
+	ASSERT_EQ(0, vgpu_bo_close(dev, rh));
+}
+
+/* One chunk at two VAs of one VM: writes through each survive. */
+TEST_F(pageable, writes_through_two_vas_survive)
+{
+	int o;
+
+	if (geteuid())
+		SKIP(return, "needs root to write sysfs");
+	set_param("prefetch", "0");
+	for (o = 0; o < ORDER_NR; o++)
+		two_maps(_metadata, &self->dev, o, false);
+}
+
+/* One chunk shared by two processes: writes through each survive. */
+TEST_F(pageable, writes_from_two_processes_survive)
+{
+	int o;
+
+	if (geteuid())
+		SKIP(return, "needs root to write sysfs");
+	set_param("prefetch", "0");
+	for (o = 0; o < ORDER_NR; o++)
+		two_maps(_metadata, &self->dev, o, true);
 }
 
 TEST_HARNESS_MAIN

@@ -368,6 +368,10 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 {
 	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
 	struct vgpu_device *vdev = to_vgpu(tbo->base.dev);
+	pgoff_t prefault = TTM_BO_VM_NUM_PREFAULT;
+	pgoff_t page = ((vmf->address - vmf->vma->vm_start) >> PAGE_SHIFT) +
+		       vmf->vma->vm_pgoff -
+		       drm_vma_node_start(&tbo->base.vma_node);
 	vm_fault_t ret;
 	int idx, err;
 
@@ -376,8 +380,8 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 		return ret;
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
-		/* The CPU sees pageable memory at home only. */
-		err = vgpu_chunk_bo_evict_all(to_vgpu_bo(tbo));
+		/* The CPU sees pageable memory at home only, chunk by chunk. */
+		err = vgpu_chunk_cpu_fault(to_vgpu_bo(tbo), page, &prefault);
 		if (!err)
 			err = vgpu_bo_make_cpu_visible(to_vgpu_bo(tbo));
 		if (err == -EINTR || err == -ERESTARTSYS || err == -EAGAIN)
@@ -388,7 +392,7 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 			ret = VM_FAULT_SIGBUS;
 		else
 			ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
-						       TTM_BO_VM_NUM_PREFAULT);
+						       prefault);
 		drm_dev_exit(idx);
 	} else {
 		ret = ttm_bo_vm_dummy_page(vmf, vmf->vma->vm_page_prot);

@@ -48,8 +48,12 @@
  *
  * - **migrate** (placement policy ``migrate``): allocate the VRAM copy,
  *   evicting the coldest chunks the eviction policy names when VRAM is
- *   full, copy the chunk in with the device's copy engine, and map it in
- *   the faulting VM (a 2 MiB leaf when the VA is aligned).  The copy is
+ *   full; remove every mapping of the system pages first — the CPU's, and
+ *   the GPU's in every VM and at every VA (remote mappings, ACCESSED_BY),
+ *   TLBs included — so that no write can land behind the copy; copy the
+ *   chunk in with the device's copy engine; and map it in the faulting VM
+ *   (a 2 MiB leaf when the VA is aligned).  Other mappings fault and map
+ *   the VRAM copy.  The copy is
  *   mapped read-only unless the fault was a write or the mapping was
  *   already written: a chunk nobody wrote is *clean* and its eviction
  *   costs no copy back (a later write faults with WRITE_DENIED and only
@@ -74,7 +78,8 @@
  *
  * **CPU access** keeps one coherent view: when a chunk moves into VRAM
  * its CPU mappings are zapped, and a CPU fault on a pageable BO first
- * evicts its VRAM chunks (vgpu_chunk_bo_evict_all()).
+ * evicts the one chunk it touched (vgpu_chunk_cpu_fault()) and maps
+ * pages of that chunk only.  The other chunks stay where they are.
  */
 
 /**
@@ -316,11 +321,13 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 }
 
 /*
- * Removes chunk @c from every VM that maps it and waits for the TLBs.
- * Counts an eviction (and @bytes written back) in each such VM.
+ * Removes chunk @c from every VM that maps it, at every VA, and waits for
+ * the TLBs.  With @evict, counts an eviction (and @bytes written back) in
+ * each such VM.
  */
 static void vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
-					struct vgpu_chunk *c, u64 bytes)
+					struct vgpu_chunk *c, bool evict,
+					u64 bytes)
 {
 	struct drm_gem_object *obj = &c->bo->tbo.base;
 	struct drm_gpuvm_bo *vm_bo;
@@ -341,7 +348,7 @@ static void vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 				continue;
 			/* Leaves never straddle chunks: nothing to split. */
 			vgpu_pt_unmap(&up, vm->root, va, size);
-			if (!counted) {
+			if (evict && !counted) {
 				atomic64_inc(&vm->ctr.evictions);
 				atomic64_inc(&vm->paging_ctr.evictions);
 				atomic64_add(bytes, &vm->ctr.bytes_to_system);
@@ -492,7 +499,7 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 
 	lockdep_assert_held(&pg->lock);
 	/* 1. The GPU can no longer reach the copy once the TLBs are clean. */
-	vgpu_chunk_unmap_all_locked(vdev, c, dirty ? size : 0);
+	vgpu_chunk_unmap_all_locked(vdev, c, true, dirty ? size : 0);
 	/* 2. Its bytes go home. */
 	if (dirty) {
 		ret = vgpu_migrate_chunk(vdev, &c->bo->tbo,
@@ -589,15 +596,21 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 			return ret;
 	}
 
+	/*
+	 * Nothing may write the system pages once the copy has begun: the
+	 * CPU loses its mappings (a CPU fault needs the reservation we hold,
+	 * and takes the data back), and so does every GPU mapping of them,
+	 * in any VM and at any VA, TLBs included.  Only then copy.
+	 */
+	unmap_mapping_range(tbo->bdev->dev_mapping,
+			    drm_vma_node_offset_addr(&tbo->base.vma_node) + off,
+			    size, 1);
+	vgpu_chunk_unmap_all_locked(vdev, c, false, 0);
 	ret = vgpu_migrate_chunk(vdev, tbo, off, size, vram, true);
 	if (ret) {
 		vgpu_vram_mgr_free_chunk(vdev, block);
 		return ret;
 	}
-	/* The CPU must fault (and take the data back) before it looks again. */
-	unmap_mapping_range(tbo->bdev->dev_mapping,
-			    drm_vma_node_offset_addr(&tbo->base.vma_node) + off,
-			    size, 1);
 
 	c->block = block;
 	c->vram = vram;
@@ -1014,27 +1027,39 @@ int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,
 }
 
 /**
- * vgpu_chunk_bo_evict_all() - move every VRAM chunk of a BO back home
+ * vgpu_chunk_cpu_fault() - bring home the chunk the CPU touched
  * @bo: pageable BO, reserved
+ * @page: page of @bo the CPU faulted on
+ * @num_prefault: pages the caller may map from @page on; trimmed to the
+ *	end of the chunk, since the next chunk may be in VRAM
  *
- * For CPU access: afterwards the system pages hold every byte.
+ * Only the touched chunk moves (written back if dirty, as an eviction):
+ * afterwards its system pages hold every byte.  Chunks in VRAM keep no
+ * CPU mapping (vgpu_chunk_migrate_in_locked() zaps it).
  *
  * Return: 0 or the error of a failed copy.
  */
-int vgpu_chunk_bo_evict_all(struct vgpu_bo *bo)
+int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
+			 pgoff_t *num_prefault)
 {
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
+	unsigned int shift = vdev->paging.chunk_shift - PAGE_SHIFT;
 	struct vgpu_bo_chunks *t = bo->chunks;
+	struct vgpu_chunk *c;
+	pgoff_t left;
 	int ret = 0;
-	u32 i;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
-	if (!t || !atomic_read(&t->resident))
+	if (!t || (page >> shift) >= t->nr)
 		return 0;
+	left = (((page >> shift) + 1) << shift) - page;
+	*num_prefault = min(*num_prefault, left);
+	if (!atomic_read(&t->resident))
+		return 0;
+	c = &t->chunk[page >> shift];
 	mutex_lock(&vdev->paging.lock);
-	for (i = 0; i < t->nr && !ret; i++)
-		if (t->chunk[i].block)
-			ret = vgpu_chunk_evict_locked(vdev, &t->chunk[i]);
+	if (c->block)
+		ret = vgpu_chunk_evict_locked(vdev, c);
 	mutex_unlock(&vdev->paging.lock);
 	return ret;
 }

@@ -37,7 +37,8 @@ struct vgpu_chunk_fault {
 int vgpu_chunk_bo_init(struct vgpu_bo *bo);
 void vgpu_chunk_bo_fini(struct vgpu_bo *bo);
 bool vgpu_chunk_bo_busy(struct vgpu_bo *bo);
-int vgpu_chunk_bo_evict_all(struct vgpu_bo *bo);
+int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
+			 pgoff_t *num_prefault);
 
 void vgpu_chunk_batch_begin(struct vgpu_device *vdev);
 int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f);
