@@ -27,24 +27,18 @@
  * calls vgpu_evict_lru_advance() to start an epoch at the beginning of
  * every fault batch that has to make room, then reports each resident
  * chunk that the device used since the previous epoch with
- * vgpu_evict_lru_touch().  "Used" is read from two device signals:
- *
- * 1. The per-VRAM-chunk access counters (``ACCESS_CTR_*``): the device
- *    counts every COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line
- *    that lands in a 2 MiB VRAM chunk, TLB hit or not.  The sampler reads
- *    the counters of the VRAM behind each resident chunk and hands the
- *    total to vgpu_evict_lru_sample_counter(), which compares it with the
- *    previous sample's total (a smaller value means someone reset the
- *    counters: the whole value is new) and touches the chunk if it grew.
- *    This is the primary signal: exact, TLB-independent and cheap (two
- *    register accesses per 2 MiB).
- * 2. The ACCESSED bit of the chunk's leaf PTEs, for chunks whose memory
- *    is not counted: chunks mapped remotely in system memory and chunks
- *    smaller than the counter granule.  The device sets ACCESSED only
- *    when it walks, so a TLB hit does not set it again; the sampler
- *    therefore test-and-clears the bits and invalidates the TLB for the
- *    cleared range in the same batch, or treats a chunk whose bit it
- *    could not clear as accessed.
+ * vgpu_evict_lru_touch().  "Used" is read from the per-VRAM-chunk access
+ * counters (``ACCESS_CTR_*``): the device counts every
+ * COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line that lands in a
+ * 2 MiB VRAM chunk, TLB hit or not.  The sampler reads the counters of the
+ * VRAM behind each resident chunk and hands the total to
+ * vgpu_evict_lru_sample_counter(), which compares it with the previous
+ * sample's total (a smaller value means someone reset the counters: the
+ * whole value is new) and touches the chunk if it grew: exact,
+ * TLB-independent and cheap (two register accesses per 2 MiB).  The
+ * ACCESSED and DIRTY bits the device sets in leaf PTEs are not read yet:
+ * a chunk is dirty from the moment it is mapped writable, and chunks
+ * mapped remotely in system memory have no recency.
  *
  * A chunk brought into VRAM by a fault counts as touched in the epoch of
  * that fault (the fault *is* an access).  A chunk brought in by prefetch
