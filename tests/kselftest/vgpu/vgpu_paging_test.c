@@ -957,7 +957,7 @@ TEST_F(pageable, cpu_touch_moves_one_chunk)
 {
 	const uint64_t size = 64 * MiB;
 	struct drm_vgpu_query_paging pg0, pg;
-	uint64_t moved, chunk, n, i;
+	uint64_t moved, chunk, n, i, vram0;
 	volatile uint32_t *p;
 	uint32_t h;
 
@@ -973,8 +973,12 @@ TEST_F(pageable, cpu_touch_moves_one_chunk)
 	if (n > size / chunk)
 		n = size / chunk;
 	ASSERT_LE(2, n);
+	vram0 = fdinfo_u64(self->dev.fd, "drm-resident-vram");
 	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, n * chunk, VGPU_PLACE_VRAM, &moved));
 	EXPECT_EQ(n * chunk, moved);
+	/* The chunks in VRAM are charged to the client that owns the BO. */
+	EXPECT_EQ(vram0 + n * chunk, fdinfo_u64(self->dev.fd, "drm-resident-vram"));
+	EXPECT_EQ(size, fdinfo_u64(self->dev.fd, "drm-resident-system"));
 	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_WRITE,
 			       PVA, n * chunk, 0, 0, 7));
 	ASSERT_EQ(0, paging(&self->dev, &pg0));
@@ -985,6 +989,7 @@ TEST_F(pageable, cpu_touch_moves_one_chunk)
 	EXPECT_EQ(pg0.vm.evictions + 1, pg.vm.evictions);
 	EXPECT_EQ(pg0.vm.bytes_to_system + chunk, pg.vm.bytes_to_system);
 	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
+	EXPECT_EQ(vram0 + (n - 1) * chunk, fdinfo_u64(self->dev.fd, "drm-resident-vram"));
 
 	/* A store in another chunk moves that one, and only it. */
 	p[((n - 1) * chunk + 100) / 4] = 1;

@@ -14,6 +14,7 @@
 #include <drm/ttm/ttm_tt.h>
 
 #include "vgpu_bo.h"
+#include "vgpu_chunk_types.h"
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_fdinfo.h"
@@ -35,7 +36,9 @@
  *   ``vram`` and ``system``: the client's BOs (those it holds a handle to)
  *   by their current placement, printed by drm_print_memory_stats().  A BO
  *   counts where its memory is now; one swapped out by TTM counts in
- *   ``system`` but not as resident.  vgpu has no purgeable BOs.
+ *   ``system`` but not as resident.  A pageable BO counts in ``system``
+ *   (its home pages) and its chunks now in VRAM count in ``vram`` too, as
+ *   resident.  vgpu has no purgeable BOs.
  * - ``drm-engine-q<N>``: time the exec queue N spent on the client's jobs,
  *   in ns.  A job counts from the moment it was handed to the ring, or the
  *   end of the job before it on the same ring if later, until its fence
@@ -63,9 +66,23 @@ static const char *const vgpu_region_names[VGPU_REGION_NR] = {
 	[VGPU_REGION_SYSTEM] = "system",
 };
 
+static void vgpu_fdinfo_add(struct ttm_buffer_object *tbo,
+			    struct drm_memory_stats *s, u64 size, bool resident)
+{
+	if (drm_gem_object_is_shared_for_memory_stats(&tbo->base))
+		s->shared += size;
+	else
+		s->private += size;
+	if (resident)
+		s->resident += size;
+	if (!dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
+		s->active += size;
+}
+
 static void vgpu_fdinfo_bo(struct ttm_buffer_object *tbo,
 			   struct drm_memory_stats *stats)
 {
+	struct vgpu_bo_chunks *chunks = to_vgpu_bo(tbo)->chunks;
 	struct ttm_resource *res = tbo->resource;
 	struct drm_memory_stats *s;
 	bool resident;
@@ -80,14 +97,14 @@ static void vgpu_fdinfo_bo(struct ttm_buffer_object *tbo,
 		resident = res && tbo->ttm && ttm_tt_is_populated(tbo->ttm);
 	}
 
-	if (drm_gem_object_is_shared_for_memory_stats(&tbo->base))
-		s->shared += size;
-	else
-		s->private += size;
-	if (resident)
-		s->resident += size;
-	if (!dma_resv_test_signaled(tbo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
-		s->active += size;
+	vgpu_fdinfo_add(tbo, s, size, resident);
+
+	/* A pageable BO's VRAM copies, beside its pages at home. */
+	if (chunks && atomic_read(&chunks->resident))
+		vgpu_fdinfo_add(tbo, &stats[VGPU_REGION_VRAM],
+				(u64)atomic_read(&chunks->resident) <<
+				to_vgpu(tbo->base.dev)->paging.chunk_shift,
+				true);
 }
 
 /* Like drm_show_memory_stats(), but per placement and under each BO's resv. */
