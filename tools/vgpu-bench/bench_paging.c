@@ -66,6 +66,20 @@ int bench_get_policy(int fd, const char *name, char *buf, size_t size)
 	return read_str(path, buf, size);
 }
 
+int bench_list_policies(int fd, const char *name, char (*names)[16], int max)
+{
+	char buf[256], *save, *tok;
+	int n = 0, ret;
+
+	ret = bench_get_policy(fd, name, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	for (tok = strtok_r(buf, " ", &save); tok && n < max;
+	     tok = strtok_r(NULL, " ", &save))
+		snprintf(names[n++], sizeof(names[0]), "%s", tok);
+	return n;
+}
+
 int bench_set_param(const char *name, const char *value)
 {
 	char path[256];

@@ -21,6 +21,11 @@
 int bench_set_policy(int fd, const char *name, const char *value);
 /* Read it into @buf. */
 int bench_get_policy(int fd, const char *name, char *buf, size_t size);
+/*
+ * The names in the device's sysfs list @name (available_eviction_policies,
+ * ...), at most @max of them: their number, or a negative errno.
+ */
+int bench_list_policies(int fd, const char *name, char (*names)[16], int max);
 /* Write / read the vgpu module parameter @name. */
 int bench_set_param(const char *name, const char *value);
 int bench_get_param(const char *name, char *buf, size_t size);

@@ -166,16 +166,21 @@ static struct report *run(const struct bench_opts *o)
 {
 	static const unsigned int full_pcts[] = { 50, 100, 110, 125, 150, 200, 400 };
 	static const unsigned int quick_pcts[] = { 50, 125, 200 };
-	static const char *const policies[] = { "lru", "lru2" };
 	const unsigned int *pcts = o->quick ? quick_pcts : full_pcts;
 	unsigned int npcts = o->quick ? 3 : 7, passes = o->quick ? 2 : 3;
 	struct report *r = report_new("VRAM oversubscription (pageable memory)", cols, NCOLS);
 	char old_evict[16] = "", old_place[16] = "", old_pf[8] = "";
-	unsigned int p, pol, pf, i;
-	int ret = 0;
+	char policies[8][16];
+	unsigned int p, pf, i;
+	int ret = 0, npol, pol;
 
 	if (!r)
 		return NULL;
+	/* Every eviction policy the driver has, as sysfs lists them. */
+	npol = bench_list_policies(o->fd, "available_eviction_policies",
+				   policies, 8);
+	if (npol <= 0)
+		return bench_result(r, npol ? npol : -ENOENT);
 	bench_get_policy(o->fd, "eviction_policy", old_evict, sizeof(old_evict));
 	bench_get_policy(o->fd, "placement_policy", old_place, sizeof(old_place));
 	bench_get_param("prefetch", old_pf, sizeof(old_pf));
@@ -183,7 +188,7 @@ static struct report *run(const struct bench_opts *o)
 		/* --quick: the two patterns that tell the policies apart. */
 		if (o->quick && (p == STRIDED || p == RANDOM))
 			continue;
-		for (pol = 0; pol < 2 && !ret; pol++)
+		for (pol = 0; pol < npol && !ret; pol++)
 			for (pf = 0; pf < 2 && !ret; pf++)
 				for (i = 0; i < npcts && !ret; i++)
 					ret = one(r, o, p, policies[pol], pf, pcts[i], passes);

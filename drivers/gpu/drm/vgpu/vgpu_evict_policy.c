@@ -65,49 +65,25 @@
  *   A scan's chunks, referenced once, are evicted before a hot set that
  *   has been referenced twice, however recent the scan.
  *
+ * Each policy is a file of its own (vgpu_evict_lru.c, vgpu_evict_lru2.c)
+ * listed in %VGPU_EVICT_POLICIES; sysfs ``available_eviction_policies``
+ * names them, and tools read the list from there.
+ *
  * The history lives in the chunk, not in the policy, so switching policy
  * at run time (sysfs ``eviction_policy``, default from the module
  * parameter ``vgpu.eviction_policy``) re-sorts the tree and loses
  * nothing.
  */
 
-static bool vgpu_evict_lru_colder(const struct vgpu_evict_chunk *a,
-				  const struct vgpu_evict_chunk *b)
-{
-	if (a->last != b->last)
-		return a->last < b->last;
-	return a->seq < b->seq;
-}
-
-static bool vgpu_evict_lru2_colder(const struct vgpu_evict_chunk *a,
-				   const struct vgpu_evict_chunk *b)
-{
-	/* hist[1] == 0: fewer than two references, infinitely far back. */
-	if (a->hist[1] != b->hist[1])
-		return a->hist[1] < b->hist[1];
-	return vgpu_evict_lru_colder(a, b);
-}
-
-const struct vgpu_evict_policy_ops vgpu_evict_lru_ops = {
-	.name = "lru",
-	.desc = "least recently used (sampled recency)",
-	.colder = vgpu_evict_lru_colder,
-};
-
-const struct vgpu_evict_policy_ops vgpu_evict_lru2_ops = {
-	.name = "lru2",
-	.desc = "LRU-K, K=2: oldest second-last reference first",
-	.colder = vgpu_evict_lru2_colder,
-};
-
+#define VGPU_EVICT_POLICY_ENTRY(name) &vgpu_evict_##name##_ops,
 static const struct vgpu_evict_policy_ops *const vgpu_evict_policies[] = {
-	&vgpu_evict_lru_ops,
-	&vgpu_evict_lru2_ops,
+	VGPU_EVICT_POLICIES(VGPU_EVICT_POLICY_ENTRY)
 };
+#undef VGPU_EVICT_POLICY_ENTRY
 
 /**
  * vgpu_evict_policy_get() - the policies, by index
- * @i: index from 0
+ * @i: index from 0, as in %VGPU_EVICT_POLICIES
  *
  * Return: policy @i, or NULL past the last one.
  */
@@ -117,19 +93,19 @@ const struct vgpu_evict_policy_ops *vgpu_evict_policy_get(unsigned int i)
 }
 
 /**
- * vgpu_evict_policy_find() - look a policy up by name
+ * vgpu_evict_policy_lookup() - look a policy up by name
  * @name: policy name; a trailing newline is ignored (sysfs)
  *
- * Return: the policy or NULL.
+ * Return: the policy's index, or -EINVAL for an unknown name.
  */
-const struct vgpu_evict_policy_ops *vgpu_evict_policy_find(const char *name)
+int vgpu_evict_policy_lookup(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(vgpu_evict_policies); i++)
 		if (sysfs_streq(name, vgpu_evict_policies[i]->name))
-			return vgpu_evict_policies[i];
-	return NULL;
+			return i;
+	return -EINVAL;
 }
 
 /*

@@ -14,10 +14,49 @@ struct mutex;
 /** VGPU_EVICT_CRP_DEFAULT - default correlated reference period, epochs */
 #define VGPU_EVICT_CRP_DEFAULT	1
 
-extern const struct vgpu_evict_policy_ops vgpu_evict_lru_ops;
-extern const struct vgpu_evict_policy_ops vgpu_evict_lru2_ops;
+/*
+ * VGPU_EVICT_POLICIES - every eviction policy, in the order sysfs lists
+ * them; the first is the default.  A policy is one file defining
+ * ``vgpu_evict_<name>_ops`` (see vgpu_evict_lru.c), its line here and in
+ * the Makefile, and its case in tests/vgpu_kunit_evict_policy.c.
+ */
+#define VGPU_EVICT_POLICIES(X)	\
+	X(lru)			\
+	X(lru2)
 
-const struct vgpu_evict_policy_ops *vgpu_evict_policy_find(const char *name);
+#define VGPU_EVICT_POLICY_DECLARE(name) \
+	extern const struct vgpu_evict_policy_ops vgpu_evict_##name##_ops;
+VGPU_EVICT_POLICIES(VGPU_EVICT_POLICY_DECLARE)
+#undef VGPU_EVICT_POLICY_DECLARE
+
+#define VGPU_EVICT_POLICY_ID(name) VGPU_EVICT_ID_##name,
+/**
+ * enum vgpu_evict_policy_id - index of each policy in %VGPU_EVICT_POLICIES
+ * @VGPU_EVICT_NR: number of eviction policies
+ */
+enum vgpu_evict_policy_id {
+	VGPU_EVICT_POLICIES(VGPU_EVICT_POLICY_ID)
+	VGPU_EVICT_NR
+};
+#undef VGPU_EVICT_POLICY_ID
+
+/**
+ * vgpu_evict_touched_before() - LRU order: was @a touched before @b?
+ * @a: chunk
+ * @b: chunk
+ *
+ * Older last touch first; ties by touch sequence.  The tie-break every
+ * policy ends with.
+ */
+static inline bool vgpu_evict_touched_before(const struct vgpu_evict_chunk *a,
+					     const struct vgpu_evict_chunk *b)
+{
+	if (a->last != b->last)
+		return a->last < b->last;
+	return a->seq < b->seq;
+}
+
+int vgpu_evict_policy_lookup(const char *name);
 const struct vgpu_evict_policy_ops *vgpu_evict_policy_get(unsigned int i);
 
 void vgpu_evict_lru_init(struct vgpu_evict_lru *lru, struct mutex *lock,

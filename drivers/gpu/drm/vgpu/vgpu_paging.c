@@ -74,7 +74,7 @@
 static char *vgpu_eviction_policy = "lru";
 module_param_named(eviction_policy, vgpu_eviction_policy, charp, 0444);
 MODULE_PARM_DESC(eviction_policy,
-		 "Initial VRAM eviction policy: lru or lru2 (LRU-K, K=2) (default: lru)");
+		 "Initial VRAM eviction policy, one of sysfs available_eviction_policies (default: lru)");
 
 static char *vgpu_placement_policy = "migrate";
 module_param_named(placement_policy, vgpu_placement_policy, charp, 0444);
@@ -153,8 +153,8 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 	mutex_init(&pg->lock);
 	mutex_init(&pg->fault_lock);
 
-	/* Both eviction and both placement policies are implemented. */
-	vgpu_policy_set_supported(vdev, BIT(VGPU_EVICT_LRU) | BIT(VGPU_EVICT_LRU2),
+	/* Every eviction and both placement policies are implemented. */
+	vgpu_policy_set_supported(vdev, GENMASK(VGPU_EVICT_NR - 1, 0),
 				  BIT(VGPU_PLACE_MIGRATE) | BIT(VGPU_PLACE_REMOTE));
 
 	vgpu_paging_apply_param(vdev, "eviction_policy", vgpu_eviction_policy,

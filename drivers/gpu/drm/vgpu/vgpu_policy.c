@@ -9,6 +9,7 @@
 #include <linux/string.h>
 
 #include "vgpu_drv.h"
+#include "vgpu_evict_policy.h"
 #include "vgpu_policy.h"
 
 /**
@@ -16,8 +17,9 @@
  *
  * Two policies steer memory management, one value each per device:
  *
- * - the eviction policy (&enum vgpu_evict_policy) chooses what leaves
- *   VRAM when room is needed: ``lru`` or ``lru2``;
+ * - the eviction policy chooses what leaves VRAM when room is needed:
+ *   one of %VGPU_EVICT_POLICIES (``lru``, ``lru2``; see "Eviction
+ *   policies");
  * - the placement policy (&enum vgpu_place_policy) chooses where data
  *   goes on a GPU fault: ``migrate`` (into VRAM) or ``remote`` (stay in
  *   system memory when a chunk thrashes).
@@ -35,11 +37,6 @@
  * BOs, migration of whole BOs before a job runs.
  */
 
-static const char *const vgpu_policy_evict_names[] = {
-	[VGPU_EVICT_LRU] = "lru",
-	[VGPU_EVICT_LRU2] = "lru2",
-};
-
 static const char *const vgpu_policy_place_names[] = {
 	[VGPU_PLACE_MIGRATE] = "migrate",
 	[VGPU_PLACE_REMOTE] = "remote",
@@ -51,16 +48,16 @@ static const char *const vgpu_policy_place_names[] = {
  */
 void vgpu_policy_init(struct vgpu_device *vdev)
 {
-	vdev->policy.evict = VGPU_EVICT_LRU;
+	vdev->policy.evict = 0;		/* the first of VGPU_EVICT_POLICIES */
 	vdev->policy.place = VGPU_PLACE_MIGRATE;
-	vdev->policy.evict_supported = BIT(VGPU_EVICT_LRU);
+	vdev->policy.evict_supported = BIT(0);
 	vdev->policy.place_supported = BIT(VGPU_PLACE_MIGRATE);
 }
 
 /**
  * vgpu_policy_set_supported() - announce the policies the driver implements
  * @vdev: vgpu device
- * @evict: mask of BIT(&enum vgpu_evict_policy)
+ * @evict: mask of BIT(index in %VGPU_EVICT_POLICIES)
  * @place: mask of BIT(&enum vgpu_place_policy)
  *
  * For the code that implements them (the paging code), at probe, before
@@ -78,7 +75,9 @@ void vgpu_policy_set_supported(struct vgpu_device *vdev, u32 evict, u32 place)
 /** vgpu_policy_evict_name() - name of an eviction policy, NULL if none */
 const char *vgpu_policy_evict_name(u32 policy)
 {
-	return policy < VGPU_EVICT_NR ? vgpu_policy_evict_names[policy] : NULL;
+	const struct vgpu_evict_policy_ops *ops = vgpu_evict_policy_get(policy);
+
+	return ops ? ops->name : NULL;
 }
 
 /** vgpu_policy_place_name() - name of a placement policy, NULL if none */
@@ -95,7 +94,7 @@ const char *vgpu_policy_place_name(u32 policy)
  */
 int vgpu_policy_evict_parse(const char *buf)
 {
-	return sysfs_match_string(vgpu_policy_evict_names, buf);
+	return vgpu_evict_policy_lookup(buf);
 }
 
 /**
@@ -136,7 +135,7 @@ bool vgpu_policy_place_supported(struct vgpu_device *vdev, u32 policy)
 /**
  * vgpu_policy_set_evict() - switch the eviction policy
  * @vdev: vgpu device
- * @policy: &enum vgpu_evict_policy
+ * @policy: index in %VGPU_EVICT_POLICIES
  *
  * Return: 0, -EINVAL for an unknown policy, -EOPNOTSUPP for one this
  * driver does not implement.  Nothing changes on error.

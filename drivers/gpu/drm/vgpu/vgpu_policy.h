@@ -10,21 +10,6 @@
 struct vgpu_device;
 
 /**
- * enum vgpu_evict_policy - how VRAM victims are chosen
- * @VGPU_EVICT_LRU: least recently used first.
- * @VGPU_EVICT_LRU2: LRU-K with K = 2: the chunk whose second-to-last use
- *	is oldest goes first (a single scan does not make data hot).
- * @VGPU_EVICT_NR: number of policies.
- *
- * Same order and names as the policy table of vgpu_evict_policy.c.
- */
-enum vgpu_evict_policy {
-	VGPU_EVICT_LRU,
-	VGPU_EVICT_LRU2,
-	VGPU_EVICT_NR,
-};
-
-/**
  * enum vgpu_place_policy - where a faulting or evicted range goes
  * @VGPU_PLACE_MIGRATE: migrate-on-fault: the data moves into VRAM.
  * @VGPU_PLACE_REMOTE: map-remote with thrashing detection: a chunk that
@@ -39,7 +24,7 @@ enum vgpu_place_policy {
 
 /**
  * struct vgpu_policy - the device's memory-management policies
- * @evict: current &enum vgpu_evict_policy.
+ * @evict: current eviction policy, an index of %VGPU_EVICT_POLICIES.
  * @place: current &enum vgpu_place_policy.
  * @evict_supported: bit n set: eviction policy n is implemented.
  * @place_supported: bit n set: placement policy n is implemented.

@@ -11,6 +11,7 @@
 
 #include "vgpu_admit.h"
 #include "vgpu_drv.h"
+#include "vgpu_evict_policy.h"
 #include "vgpu_policy.h"
 #include "vgpu_query.h"
 #include "vgpu_sysfs.h"

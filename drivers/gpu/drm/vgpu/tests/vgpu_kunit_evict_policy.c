@@ -10,6 +10,8 @@
  * simulation that shows LRU-2 resisting a scan that defeats LRU.
  */
 #include "../vgpu_evict_policy.c"
+#include "../vgpu_evict_lru.c"
+#include "../vgpu_evict_lru2.c"
 
 #include <kunit/test.h>
 
@@ -83,16 +85,56 @@ static void expect_sorted(struct kunit *test, struct evict_test *t)
 	KUNIT_EXPECT_EQ(test, n, t->lru.nr);
 }
 
-static void vgpu_evict_policy_lookup(struct kunit *test)
+static void vgpu_evict_policy_lookup_by_name(struct kunit *test)
 {
-	KUNIT_EXPECT_PTR_EQ(test, vgpu_evict_policy_find("lru"), &vgpu_evict_lru_ops);
-	KUNIT_EXPECT_PTR_EQ(test, vgpu_evict_policy_find("lru2"), &vgpu_evict_lru2_ops);
-	KUNIT_EXPECT_PTR_EQ(test, vgpu_evict_policy_find("lru2\n"), &vgpu_evict_lru2_ops);
-	KUNIT_EXPECT_NULL(test, vgpu_evict_policy_find("lru3"));
-	KUNIT_EXPECT_NULL(test, vgpu_evict_policy_find(""));
-	KUNIT_EXPECT_PTR_EQ(test, vgpu_evict_policy_get(0), &vgpu_evict_lru_ops);
-	KUNIT_EXPECT_PTR_EQ(test, vgpu_evict_policy_get(1), &vgpu_evict_lru2_ops);
-	KUNIT_EXPECT_NULL(test, vgpu_evict_policy_get(2));
+	KUNIT_EXPECT_EQ(test, vgpu_evict_policy_lookup("lru"), VGPU_EVICT_ID_lru);
+	KUNIT_EXPECT_EQ(test, vgpu_evict_policy_lookup("lru2"), VGPU_EVICT_ID_lru2);
+	KUNIT_EXPECT_EQ(test, vgpu_evict_policy_lookup("lru2\n"), VGPU_EVICT_ID_lru2);
+	KUNIT_EXPECT_EQ(test, vgpu_evict_policy_lookup("lru3"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vgpu_evict_policy_lookup(""), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, vgpu_evict_policy_get(VGPU_EVICT_ID_lru), &vgpu_evict_lru_ops);
+	KUNIT_EXPECT_PTR_EQ(test, vgpu_evict_policy_get(VGPU_EVICT_ID_lru2), &vgpu_evict_lru2_ops);
+	KUNIT_EXPECT_NULL(test, vgpu_evict_policy_get(VGPU_EVICT_NR));
+}
+
+/*
+ * Every registered policy: a strict weak ordering over random histories
+ * (irreflexive, asymmetric, transitive), as the tree needs, and a name
+ * lookup finds it again.
+ */
+static void vgpu_evict_policy_each_is_an_ordering(struct kunit *test)
+{
+	struct vgpu_evict_chunk c[12];
+	unsigned int p, i, j, k;
+	u32 seed = 1;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		vgpu_evict_chunk_init(&c[i]);
+		seed = seed * 1103515245 + 12345;
+		c[i].last = (seed >> 16) % 4;
+		c[i].hist[0] = c[i].last;
+		c[i].hist[1] = (seed >> 20) % 3;
+		c[i].seq = i;
+	}
+	for (p = 0; p < VGPU_EVICT_NR; p++) {
+		const struct vgpu_evict_policy_ops *ops = vgpu_evict_policy_get(p);
+
+		KUNIT_ASSERT_NOT_NULL(test, ops);
+		KUNIT_EXPECT_EQ(test, vgpu_evict_policy_lookup(ops->name), (int)p);
+		KUNIT_EXPECT_NOT_NULL(test, ops->desc);
+		for (i = 0; i < ARRAY_SIZE(c); i++) {
+			KUNIT_EXPECT_FALSE(test, ops->colder(&c[i], &c[i]));
+			for (j = 0; j < ARRAY_SIZE(c); j++) {
+				if (ops->colder(&c[i], &c[j]))
+					KUNIT_EXPECT_FALSE(test, ops->colder(&c[j], &c[i]));
+				for (k = 0; k < ARRAY_SIZE(c); k++)
+					if (ops->colder(&c[i], &c[j]) &&
+					    ops->colder(&c[j], &c[k]))
+						KUNIT_EXPECT_TRUE(test,
+								  ops->colder(&c[i], &c[k]));
+			}
+		}
+	}
 }
 
 /* LRU: the chunk touched longest ago goes first; a touch makes it warm. */
@@ -314,7 +356,8 @@ EVICT_CASE(vgpu_evict_scan_resistance)
 }
 
 static struct kunit_case vgpu_evict_policy_cases[] = {
-	KUNIT_CASE(vgpu_evict_policy_lookup),
+	KUNIT_CASE(vgpu_evict_policy_lookup_by_name),
+	KUNIT_CASE(vgpu_evict_policy_each_is_an_ordering),
 	KUNIT_CASE(vgpu_evict_lru_order),
 	KUNIT_CASE(vgpu_evict_touch_epochs),
 	KUNIT_CASE(vgpu_evict_correlated),
