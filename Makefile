@@ -44,7 +44,8 @@ help:
 	@echo "vgpu targets:"
 	@echo "  make demo        build everything, boot a guest, show the driver working"
 	@echo "  make check       run every test tier; ends with 'N passed, N failed'"
-	@echo "  make shell       interactive guest with vgpu.ko loaded"
+	@echo "  make shell       interactive Debian guest with vgpu.ko loaded"
+	@echo "                   (ROOTFS=busybox: the busybox guest)"
 	@echo "  make bench       run vgpu-bench in a guest; CSV files in build/bench/"
 	@echo "  make fuzz        run the fuzzers in a guest (FUZZ_SECONDS=N, default 300);"
 	@echo "                   calls/s and the seed of every finding"
@@ -162,8 +163,10 @@ demo: setup module guest
 bench: setup module guest
 	@tools/vm/bench.sh
 
+# The debian rootfs guest by default (ROOTFS=busybox for the small one).
+ROOTFS ?= debian
 shell: setup module guest
-	@tools/vm/vgpu-run --shell
+	@tools/vm/vgpu-run --rootfs $(ROOTFS) --shell
 
 clean:
 	rm -rf $(B)

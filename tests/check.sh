@@ -3,7 +3,8 @@
 #
 # check.sh - run the vgpu test tiers and print one summary line.
 #
-#   tests/check.sh [host] [qtest] [guest]     (default: all)
+#   tests/check.sh [host] [qtest] [guest] [clients]   (default: all but
+#                                                     clients, part of guest)
 #
 # Tier 0, host: libvgpu builds from its pkg-config file alone.
 # Tier 1, qtest: the device's qtests (QEMU libqtest, TAP) and a short
@@ -15,6 +16,9 @@
 #   Two more small guests (1 GiB, one without swap and one with a swap
 #   disk) run only the memory admission test, vgpu_admit_test: filling
 #   memory until BO_CREATE fails must end in -ENOMEM, not the OOM killer.
+#   Last, programs from outside the suite: a host-built libvgpu program
+#   added to a guest (vgpu-run --add), and Debian's DRM clients in the
+#   debian rootfs guest (vgpu-run --rootfs debian, built once and cached).
 # Every TAP "ok" is a pass, "not ok" a failure, "ok ... # SKIP" a skip.
 # The last line is "N passed, N failed" (", N skipped" when any); the exit
 # status is non-zero when anything failed.
@@ -82,16 +86,23 @@ run_qtest() {
 	return 0
 }
 
+# tests/host/libvgpu-pkgconfig.c, built with nothing but libvgpu's
+# pkg-config file (dynamically linked against the host's libdrm).
+LIBVGPU_PROGRAM=$OUT/libvgpu-pkgconfig
+build_libvgpu_program() {
+	local pc=$TOP/build/libvgpu/stage/lib/pkgconfig
+	PKG_CONFIG_PATH=$pc gcc -std=c11 -Wall -Wextra -Werror -o "$LIBVGPU_PROGRAM" \
+		"$TOP/tests/host/libvgpu-pkgconfig.c" \
+		$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static libvgpu)
+}
+
 # Host tools: libvgpu's staged install builds a program with nothing but
 # its pkg-config file, and that program behaves without a device.
 run_host() {
-	local pc=$TOP/build/libvgpu/stage/lib/pkgconfig bin=$OUT/libvgpu-pkgconfig
+	local bin=$LIBVGPU_PROGRAM
 	echo "== host: libvgpu through pkg-config"
 	{
-		if PKG_CONFIG_PATH=$pc gcc -std=c11 -Wall -Wextra -Werror -o "$bin" \
-			"$TOP/tests/host/libvgpu-pkgconfig.c" \
-			$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static libvgpu) \
-			> "$OUT/host.log" 2>&1; then
+		if build_libvgpu_program > "$OUT/host.log" 2>&1; then
 			echo "ok 1 host.libvgpu_builds_with_pkg_config"
 		else
 			echo "not ok 1 host.libvgpu_builds_with_pkg_config"
@@ -147,6 +158,31 @@ run_guest() {
 	done <<< "$GUEST_CONFIGS"
 	run_admit "" admit-noswap
 	run_admit 512M admit-swap
+	run_clients
+}
+
+# Programs that are not the suite's: the libvgpu program above, added to
+# the busybox guest with --add (its shared libraries too), must run a job;
+# in the debian rootfs guest, tests/rootfs/drm-clients.sh checks Debian's
+# drmdevice, drm_info and python3 against the device (vgpu_hw.h's ids).
+run_clients() {
+	local prog=$LIBVGPU_PROGRAM id
+	id=$(awk '$2 == "VGPU_PCI_VENDOR_ID" { v = $3 } $2 == "VGPU_PCI_DEVICE_ID" { d = $3 }
+		END { printf "%04x:%04x", v, d }' "$TOP/drivers/gpu/drm/vgpu/vgpu_hw.h")
+	echo "== guest: a host-built libvgpu program through --add"
+	[ -x "$prog" ] || build_libvgpu_program > "$OUT/guest-added.log" 2>&1
+	"$TOP/tools/vm/vgpu-run" --quiet-log --add "$prog" -- \
+		sh -c 'out=$(libvgpu-pkgconfig) && echo "$out" && echo "$out" | grep -q "^ran a job" &&
+			echo "ok 1 added.libvgpu_program_runs_a_job" ||
+			echo "not ok 1 added.libvgpu_program_runs_a_job"' \
+		>> "$OUT/guest-added.log" 2>&1
+	guest_tap guest-added busybox,added $?
+	echo "== guest: DRM clients in the debian rootfs"
+	"$TOP/tools/vm/vgpu-run" --rootfs debian --quiet-log --env "VGPU_PCI_ID=$id" \
+		--add "$TOP/tests/rootfs/drm-clients.sh:/vgpu/tests/" --out-dir "$OUT/rootfs" \
+		--timeout "${VGPU_GUEST_TIMEOUT:-900}" -- sh tests/drm-clients.sh \
+		> "$OUT/guest-rootfs.log" 2>&1
+	guest_tap guest-rootfs debian $?
 }
 
 # The admission test alone in a 1 GiB guest (the suite's guests have 2 GiB
@@ -165,6 +201,7 @@ for t in "${tiers[@]}"; do
 	host) run_host ;;
 	qtest) run_qtest ;;
 	guest) run_guest ;;
+	clients) run_clients ;;
 	*) echo "unknown tier $t" >&2; exit 2 ;;
 	esac
 done

@@ -35,10 +35,11 @@
 })
 
 /*
- * Open the render node of the first DRM device whose driver is "vgpu".
- * Returns the fd, or -1 with errno ENODEV when there is none.
+ * Open node @type (DRM_NODE_RENDER or DRM_NODE_PRIMARY) of the first DRM
+ * device whose driver is "vgpu".  Returns the fd, or -1 with errno ENODEV
+ * when there is none.
  */
-static inline int vgpu_test_open(void)
+static inline int vgpu_test_open_node(int type)
 {
 	drmDevicePtr devs[16];
 	int n, i, fd = -1;
@@ -48,9 +49,9 @@ static inline int vgpu_test_open(void)
 		drmVersionPtr v;
 		int f;
 
-		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
+		if (!(devs[i]->available_nodes & (1 << type)))
 			continue;
-		f = open(devs[i]->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+		f = open(devs[i]->nodes[type], O_RDWR | O_CLOEXEC);
 		if (f < 0)
 			continue;
 		v = drmGetVersion(f);
@@ -65,6 +66,12 @@ static inline int vgpu_test_open(void)
 	if (fd < 0)
 		errno = ENODEV;
 	return fd;
+}
+
+/* Open the render node of the first vgpu device (see vgpu_test_open_node()). */
+static inline int vgpu_test_open(void)
+{
+	return vgpu_test_open_node(DRM_NODE_RENDER);
 }
 
 /* A size the launcher passed in the environment (bytes), or 0. */

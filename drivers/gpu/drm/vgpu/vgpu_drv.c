@@ -44,10 +44,13 @@
  * register BAR, reserves the VRAM aperture and the MSI-X vectors, sets up
  * TTM (VRAM and system placements), the page-table pool, the hardware
  * contexts, the interrupts, the fault buffer and one scheduler per
- * hardware queue, and registers a DRM device that exposes only a render
- * node.  Each open file gets a GPU VM, which allocates nothing on the
- * device until its first mapping.  Probe refuses a device without
- * %VGPU_CAPS_REQUIRED: user commands run only through CALL, unprivileged.
+ * hardware queue, and registers a DRM device with a render node
+ * (renderD<N>) and, as the DRM core gives every device, a primary node
+ * (card<N>) without KMS, where the same ioctls work (Documentation/gpu/
+ * vgpu/uapi.rst, "Device nodes").  Each open file of either node gets a
+ * GPU VM, which allocates nothing on the device until its first mapping.
+ * Probe refuses a device without %VGPU_CAPS_REQUIRED: user commands run
+ * only through CALL, unprivileged.
  *
  * Teardown is in two halves.  remove() stops everything that touches the
  * device (interrupts, the copy engine, the fault buffer, the queues),
