@@ -246,11 +246,11 @@ static void op_syncobj_timeline(struct fz_thread *t, struct fz_ctx *c)
 	    req == DRM_IOCTL_SYNCOBJ_QUERY ||
 	    req == DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)
 		buf[1] = fz_user_ptr(r, points);
+	/* Always a count from gen_count(): the 6.12 bug is theirs too. */
 	if (req == DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT) {
 		buf[2] = fz_chance(r, 50) ? 0 : fz_now_ns() + fz_below(r, 10000000);
-		if (fz_chance(r, 80))
-			((uint32_t *)buf)[6] = gen_count(r);
-	} else if (fz_chance(r, 80)) {
+		((uint32_t *)buf)[6] = gen_count(r);
+	} else {
 		((uint32_t *)buf)[4] = gen_count(r);
 	}
 	fz_ioctl(t, c->dev.fd, req, buf);
