@@ -275,6 +275,60 @@ int vgpu_submit(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd
 int vgpu_exec(struct vgpu_dev *dev, struct drm_vgpu_exec *args);
 
 /**
+ * vgpu_exec_inline() - set EXEC arguments up for an inline stream
+ * @args: filled in; every other field is zero (no syncs, no flags)
+ * @queue: exec queue
+ * @cmd: the stream (kept by the caller until the EXEC)
+ */
+void vgpu_exec_inline(struct drm_vgpu_exec *args, uint32_t queue,
+		      const struct vgpu_cmd *cmd);
+
+/**
+ * struct vgpu_sync - what vgpu_submit_sync() waits for and signals
+ * @in_syncs: syncobjs to wait for, or NULL.
+ * @in_points: their timeline points (0: binary), or NULL (all binary).
+ * @num_in_syncs: entries of @in_syncs (and @in_points).
+ * @out_sync: syncobj to signal, or 0.
+ * @out_point: timeline point of @out_sync, or 0 (binary).
+ * @in_fence_fd: sync_file to wait for, or -1.
+ * @out_fence_fd: receives a new sync_file fd of the job's fence (the
+ *	caller closes it), or NULL.
+ *
+ * Example, job B after point 2 of @timeline, which job A signals::
+ *
+ *	uint64_t two = 2;
+ *	struct vgpu_sync a = { .out_sync = timeline, .out_point = 2,
+ *			       .in_fence_fd = -1 };
+ *	struct vgpu_sync b = { .in_syncs = &timeline, .in_points = &two,
+ *			       .num_in_syncs = 1, .in_fence_fd = -1 };
+ *
+ *	vgpu_submit_sync(&dev, 0, &cmd_a, &a);
+ *	vgpu_submit_sync(&dev, 1, &cmd_b, &b);
+ */
+struct vgpu_sync {
+	const uint32_t *in_syncs;
+	const uint64_t *in_points;
+	uint32_t num_in_syncs;
+	uint32_t out_sync;
+	uint64_t out_point;
+	int in_fence_fd;
+	int *out_fence_fd;
+};
+
+/**
+ * vgpu_submit_sync() - EXEC an inline command stream with timeline
+ * points and sync_files
+ * @dev: device
+ * @queue: exec queue
+ * @cmd: the stream
+ * @sync: what to wait for and signal
+ *
+ * Return: 0 or a negative errno (see &struct drm_vgpu_exec).
+ */
+int vgpu_submit_sync(struct vgpu_dev *dev, uint32_t queue,
+		     const struct vgpu_cmd *cmd, const struct vgpu_sync *sync);
+
+/**
  * vgpu_run() - submit @cmd on @queue and wait for it
  * @dev: device
  * @queue: exec queue
@@ -301,6 +355,31 @@ int vgpu_syncobj_wait(struct vgpu_dev *dev, uint32_t handle, int64_t timeout_ns)
  * (negative) if it ended with one.
  */
 int vgpu_syncobj_status(struct vgpu_dev *dev, uint32_t handle);
+/**
+ * vgpu_timeline_wait() - wait for a point of a timeline syncobj
+ * @dev: device
+ * @handle: syncobj
+ * @point: timeline point, waited for to be submitted too
+ * @timeout_ns: relative; negative waits forever
+ *
+ * Return: 0, -ETIME, or a negative errno.
+ */
+int vgpu_timeline_wait(struct vgpu_dev *dev, uint32_t handle, uint64_t point,
+		       int64_t timeout_ns);
+/** vgpu_timeline_query() - the last signalled point of a timeline syncobj. */
+int vgpu_timeline_query(struct vgpu_dev *dev, uint32_t handle, uint64_t *point);
+/**
+ * vgpu_sync_file_wait() - poll() a sync_file fd
+ * @fd: sync_file
+ * @timeout_ns: relative, rounded up to milliseconds; negative waits forever
+ *
+ * Return: 0 once it signalled, -ETIME, or a negative errno.
+ */
+int vgpu_sync_file_wait(int fd, int64_t timeout_ns);
+/** vgpu_sync_file_status() - like vgpu_syncobj_status(), of a sync_file fd. */
+int vgpu_sync_file_status(int fd);
+/** vgpu_sync_file_merge() - SYNC_IOC_MERGE: a new fd that waits for both. */
+int vgpu_sync_file_merge(int fd1, int fd2, int *merged);
 
 /* --------------------------------------------------------------- queries */
 

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 #include "ops.h"
@@ -76,12 +77,16 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 {
 	struct fz_rng *r = &t->rng;
 	bool in_bo = ex->flags & DRM_VGPU_EXEC_CMDS_BO;
-	unsigned int rule = fz_below(r, 12);
+	unsigned int rule = fz_below(r, 15);
 
 	*alt = 0;
 	if (rule >= 7) {
 		ex->num_in_syncs = rule == 9 ? 1 : 0;
 		ex->out_sync = 0;
+		ex->out_point = 0;
+		/* An out fd is reserved first: these failures give it back. */
+		ex->flags &= ~DRM_VGPU_EXEC_IN_FENCE_FD;
+		ex->in_fence_fd = 0;
 	}
 	switch (rule) {
 	case 0:
@@ -165,6 +170,26 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 		*what = "EXEC from an unknown BO";
 		*alt = ECANCELED;
 		return ENOENT;
+	case 12:
+		if (fz_chance(r, 50)) {
+			ex->flags &= ~DRM_VGPU_EXEC_IN_FENCE_FD;
+			ex->in_fence_fd = fz_interesting32(r) | 1;
+		} else {
+			ex->flags &= ~DRM_VGPU_EXEC_OUT_FENCE_FD;
+			ex->out_fence_fd = fz_interesting32(r) | 1;
+		}
+		*what = "EXEC with a fence fd but not its flag";
+		return EINVAL;
+	case 13:
+		ex->out_point = fz_interesting64(r) | 1;
+		*what = "EXEC with a timeline point but no syncobj to signal";
+		return EINVAL;
+	case 14:
+		ex->flags |= DRM_VGPU_EXEC_IN_FENCE_FD;
+		ex->in_fence_fd = fz_chance(r, 50) ? -1 : c->dev.fd;
+		*what = "EXEC waiting for an fd that is not a sync_file";
+		*alt = ECANCELED;
+		return EINVAL;
 	default:
 		if (!in_bo)
 			break;
@@ -183,8 +208,10 @@ static void op_exec(struct fz_thread *t, struct fz_ctx *c)
 	struct fz_rng *r = &t->rng;
 	struct drm_vgpu_exec ex = { 0 };
 	uint32_t in[4];
+	uint64_t points[4];
 	const char *what = NULL;
-	int err = 0, alt = 0, ret, i;
+	struct fz_fd *sf;
+	int err = 0, alt = 0, in_fd = -1, ret, i;
 
 	fz_lock(c);
 	fz_gen_stream(t, c, &stream, false);
@@ -207,6 +234,28 @@ static void op_exec(struct fz_thread *t, struct fz_ctx *c)
 		ex.out_sync = c->qsync[ex.queue];
 	else
 		ex.out_sync = fz_chance(r, 80) ? fz_sync_arg(t, c) : 0;
+	/*
+	 * Timeline points (mostly small, often not submitted yet) and
+	 * sync_files.  A private context's queue syncobj stays binary.
+	 */
+	if (ex.num_in_syncs && fz_chance(r, 25)) {
+		for (i = 0; i < (int)ex.num_in_syncs; i++)
+			points[i] = fz_chance(r, 90) ? fz_below(r, 8) :
+				    fz_interesting64(r);
+		ex.in_points = fz_chance(r, 95) ? (uintptr_t)points :
+			       fz_user_ptr(r, NULL);
+	}
+	if (ex.out_sync && !c->private && fz_chance(r, 25))
+		ex.out_point = fz_chance(r, 90) ? fz_range(r, 1, 16) :
+			       fz_interesting64(r) | 1;
+	sf = fz_chance(r, 15) ? fz_pick_fd(t, c, FZ_FD_SYNC_FILE) : NULL;
+	if (sf) {
+		in_fd = dup(sf->fd);
+		ex.flags |= DRM_VGPU_EXEC_IN_FENCE_FD;
+		ex.in_fence_fd = in_fd;
+	}
+	if (fz_chance(r, 15))
+		ex.flags |= DRM_VGPU_EXEC_OUT_FENCE_FD;
 	if (fz_chance(r, 20))
 		err = break_exec(t, c, &ex, &alt, &what);
 	fz_unlock(c);
@@ -214,6 +263,13 @@ static void op_exec(struct fz_thread *t, struct fz_ctx *c)
 	ret = fz_ioctl(t, c->dev.fd, DRM_IOCTL_VGPU_EXEC, &ex);
 	if (err && !(alt && ret == -alt))
 		fz_expect(t, c, ret, err, what);
+	if (in_fd >= 0)
+		close(in_fd);
+	if (!ret && (ex.flags & DRM_VGPU_EXEC_OUT_FENCE_FD)) {
+		fz_lock(c);
+		fz_fd_add(t, c, ex.out_fence_fd, FZ_FD_SYNC_FILE, NULL);
+		fz_unlock(c);
+	}
 	if (ret == -ECANCELED)
 		c->banned = true;
 	if (!ret && c->private)

@@ -2,9 +2,9 @@
 /*
  * vgpu-fuzz: the DRM core's syncobj ioctls the driver enables
  * (DRIVER_SYNCOBJ): create, destroy, wait, reset, signal, handle <-> fd
- * (as syncobj fds and as sync_files), and the sync_file ioctls on what
- * they export.  vgpu has no timeline syncobjs: the timeline ioctls must
- * say -EOPNOTSUPP whatever their arguments.
+ * (as syncobj fds and as sync_files), the sync_file ioctls on what they
+ * export, and the timeline ioctls (DRIVER_SYNCOBJ_TIMELINE), whose waits
+ * are given deadlines at most 10 ms away.
  *
  * One known bug of Linux 6.12 is left out unless the kernel has the fix
  * (--huge-syncobj-counts, the default on the debug kernel, which carries
@@ -219,7 +219,11 @@ static void op_syncobj_import(struct fz_thread *t, struct fz_ctx *c)
 	}
 }
 
-/* Timeline syncobjs: not enabled by vgpu, whatever the arguments. */
+/*
+ * Timeline syncobjs, with mostly small points.  struct
+ * drm_syncobj_timeline_wait has its deadline at offset 16 and its count
+ * at 24; struct drm_syncobj_timeline_array has its count at 16.
+ */
 static void op_syncobj_timeline(struct fz_thread *t, struct fz_ctx *c)
 {
 	static const unsigned long reqs[] = {
@@ -228,18 +232,28 @@ static void op_syncobj_timeline(struct fz_thread *t, struct fz_ctx *c)
 		FZ_IOCTL_SYNCOBJ_EVENTFD,
 	};
 	struct fz_rng *r = &t->rng;
-	uint64_t buf[8];
+	uint64_t buf[8], points[4];
 	uint32_t h[4];
 	unsigned long req = reqs[fz_below(r, 5)];
 	int i;
 
 	for (i = 0; i < 8; i++)
 		buf[i] = fz_chance(r, 50) ? 0 : fz_interesting64(r);
+	for (i = 0; i < 4; i++)
+		points[i] = fz_chance(r, 80) ? fz_below(r, 8) : fz_interesting64(r);
 	buf[0] = handles_arg(t, c, h);
-	if (fz_chance(r, 80))
-		((uint32_t *)buf)[4] = gen_count(r);	/* count at offset 16 */
-	fz_ioctl_check(t, c, req, buf, true, EOPNOTSUPP,
-			"timeline syncobj ioctl on a driver without timelines");
+	if (req == DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT ||
+	    req == DRM_IOCTL_SYNCOBJ_QUERY ||
+	    req == DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL)
+		buf[1] = fz_user_ptr(r, points);
+	/* Always a count from gen_count(): the 6.12 bug is theirs too. */
+	if (req == DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT) {
+		buf[2] = fz_chance(r, 50) ? 0 : fz_now_ns() + fz_below(r, 10000000);
+		((uint32_t *)buf)[6] = gen_count(r);
+	} else {
+		((uint32_t *)buf)[4] = gen_count(r);
+	}
+	fz_ioctl(t, c->dev.fd, req, buf);
 }
 
 /* sync_file ioctls on an exported fence, and a poll(). */

@@ -435,7 +435,8 @@ int main(int argc, char **argv)
 	       fz_dev.dev.exec_queues, fz_dev.dev.caps,
 	       fz_dev.strict ? " (strict)" : "");
 	if (!opts.huge_syncobj_counts)
-		fz_msg("left out: SYNCOBJ_WAIT, _RESET and _SIGNAL with count_handles above 2^19 "
+		fz_msg("left out: SYNCOBJ_WAIT, _RESET, _SIGNAL and the timeline ioctls "
+		       "with count_handles above 2^19 "
 		       "(Linux 6.12 bug: drm_syncobj_array_find() WARNs in the page allocator; "
 		       "the debug kernel carries the fix, --huge-syncobj-counts includes them)");
 

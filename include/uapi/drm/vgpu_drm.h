@@ -84,9 +84,13 @@ extern "C" {
 /** DRM_IOCTL_VGPU_VM_BIND - map and unmap GPU VA ranges, &struct drm_vgpu_vm_bind */
 #define DRM_IOCTL_VGPU_VM_BIND \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_BIND, struct drm_vgpu_vm_bind)
-/** DRM_IOCTL_VGPU_EXEC - submit a job, &struct drm_vgpu_exec */
+/*
+ * DRM_IOCTL_VGPU_EXEC - submit a job, &struct drm_vgpu_exec.  It was
+ * DRM_IOW before &drm_vgpu_exec.out_fence_fd: drm_ioctl() matches the
+ * number, so the old request code still works (and copies nothing back).
+ */
 #define DRM_IOCTL_VGPU_EXEC \
-	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_EXEC, struct drm_vgpu_exec)
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_EXEC, struct drm_vgpu_exec)
 /** DRM_IOCTL_VGPU_WAIT_BO - wait for a BO to go idle, &struct drm_vgpu_wait_bo */
 #define DRM_IOCTL_VGPU_WAIT_BO \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_WAIT_BO, struct drm_vgpu_wait_bo)
@@ -426,8 +430,17 @@ struct drm_vgpu_vm_bind {
 /* Flags, for &drm_vgpu_exec.flags. */
 /** DRM_VGPU_EXEC_CMDS_BO - the command stream is in a BO (cmds_handle) */
 #define DRM_VGPU_EXEC_CMDS_BO		(1u << 0)
+/** DRM_VGPU_EXEC_IN_FENCE_FD - wait for the sync_file &drm_vgpu_exec.in_fence_fd */
+#define DRM_VGPU_EXEC_IN_FENCE_FD	(1u << 1)
+/**
+ * DRM_VGPU_EXEC_OUT_FENCE_FD - return the job's fence as a new sync_file
+ * in &drm_vgpu_exec.out_fence_fd
+ */
+#define DRM_VGPU_EXEC_OUT_FENCE_FD	(1u << 2)
 /** DRM_VGPU_EXEC_FLAGS_ALL - every &drm_vgpu_exec.flags bit */
-#define DRM_VGPU_EXEC_FLAGS_ALL		DRM_VGPU_EXEC_CMDS_BO
+#define DRM_VGPU_EXEC_FLAGS_ALL		(DRM_VGPU_EXEC_CMDS_BO | \
+					 DRM_VGPU_EXEC_IN_FENCE_FD | \
+					 DRM_VGPU_EXEC_OUT_FENCE_FD)
 
 /**
  * DRM_VGPU_EXEC_MAX_CMDS_SIZE - largest inline command stream EXEC accepts
@@ -475,11 +488,38 @@ struct drm_vgpu_vm_bind {
  * the VM is not banned and the queue carries on.  The job completes only
  * when the FENCE the kernel appends, in the ring, has run.
  *
- * The job starts when every syncobj in @in_syncs has signalled and every
- * BO mapped in the VM is idle for writes by others (implicit sync through
- * the BOs' reservation objects).  Its completion fence is installed in
- * the syncobj @out_sync (if not 0) and added to every mapped BO's
- * reservation object.  A job that faults (unmapped or forbidden address)
+ * The job starts when every in-fence has signalled and every BO mapped in
+ * the VM is idle for writes by others (implicit sync through the BOs'
+ * reservation objects).  The in-fences are:
+ *
+ * - for each syncobj handle in @in_syncs, its fence (binary syncobj), or,
+ *   when @in_points is given and the syncobj's entry there is not 0, the
+ *   fence of that timeline point (``DRM_CAP_SYNCOBJ_TIMELINE`` is 1);
+ * - with %DRM_VGPU_EXEC_IN_FENCE_FD, the fence of the sync_file
+ *   @in_fence_fd (the fd stays the caller's).
+ *
+ * Every in-fence must exist when EXEC is called: a syncobj without a
+ * fence, or a timeline point not yet submitted, is refused with -EINVAL,
+ * as xe and msm do (there is no wait-for-submit; userspace that needs it
+ * waits first with ``DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE``).  A point
+ * above 0 on a syncobj whose fence is not a timeline (a binary syncobj)
+ * is such a point.  A point already signalled and dropped from the
+ * timeline is satisfied at once.
+ *
+ * The job's completion fence is added to every mapped BO's reservation
+ * object and goes out:
+ *
+ * - to the syncobj @out_sync (if not 0): it replaces the syncobj's fence
+ *   (binary), or, with @out_point not 0, is added as that timeline point
+ *   (like ``DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL``; a point below the
+ *   timeline's last one is added all the same, as the core does);
+ * - with %DRM_VGPU_EXEC_OUT_FENCE_FD, as a new sync_file whose fd
+ *   (close-on-exec) EXEC returns in @out_fence_fd.  This needs the
+ *   DRM_IOWR request code %DRM_IOCTL_VGPU_EXEC; the caller closes the fd.
+ *
+ * Nothing goes out when EXEC fails: no syncobj changes, no fd is left.
+ *
+ * A job that faults (unmapped or forbidden address)
  * or runs longer than the job timeout ends with an error on its fence
  * (-EFAULT, -ETIMEDOUT); a fault also bans the VM: every later EXEC and
  * VM_BIND on the file gets -ECANCELED.  Other files are not affected.
@@ -506,14 +546,38 @@ struct drm_vgpu_vm_bind {
  *		.out_sync = syncobj,
  *	};
  *
+ * Two jobs ordered by timeline point 2, the second one's fence handed on
+ * as a sync_file::
+ *
+ *	uint64_t point = 2;
+ *	struct drm_vgpu_exec a = {
+ *		... .out_sync = timeline, .out_point = 2,
+ *	};
+ *	struct drm_vgpu_exec b = {
+ *		... .in_syncs = (uintptr_t)&timeline, .num_in_syncs = 1,
+ *		.in_points = (uintptr_t)&point,
+ *		.flags = DRM_VGPU_EXEC_OUT_FENCE_FD,
+ *	};
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_EXEC, &a);
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_EXEC, &b);	// b starts once a is done
+ *	poll(&(struct pollfd){ .fd = b.out_fence_fd, .events = POLLIN }, 1, -1);
+ *	close(b.out_fence_fd);
+ *
  * Errors: -EINVAL for unknown @flags, non-zero @vm_id / @pad / @reserved,
  * @queue out of range, @cmds_size zero, not a multiple of 4 or above
  * %DRM_VGPU_EXEC_MAX_CMDS_SIZE (inline) or %DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE
  * (in a BO), @num_in_syncs above %DRM_VGPU_EXEC_MAX_SYNCS, a BO range past
  * the BO's end or a @cmds_offset not a multiple of 4, @cmds_handle /
- * @cmds_offset set without %DRM_VGPU_EXEC_CMDS_BO, or a syncobj in
- * @in_syncs that holds no fence yet; -EFAULT for an
- * unreadable @cmds or @in_syncs; -ENOENT for an unknown BO or syncobj;
+ * @cmds_offset set without %DRM_VGPU_EXEC_CMDS_BO, a syncobj in
+ * @in_syncs that holds no fence yet, a point of @in_points not yet
+ * submitted (or above 0 on a binary syncobj), @out_point without
+ * @out_sync, @in_fence_fd not 0 without %DRM_VGPU_EXEC_IN_FENCE_FD,
+ * @out_fence_fd not 0 without %DRM_VGPU_EXEC_OUT_FENCE_FD, or an
+ * @in_fence_fd that is not an open sync_file (as msm, not -EBADF);
+ * -EFAULT for an unreadable @cmds, @in_syncs or @in_points; -ENOENT for
+ * an unknown BO or syncobj; -EMFILE when no fd is free for
+ * @out_fence_fd;
  * -ENXIO when no mapping of the VM covers the BO range, -EACCES when only
  * mappings without read permission do; -ENOMEM, or -ENOSPC (the VM's
  * page-table limit) when the stream buffer cannot be set up; -EINTR /
@@ -558,6 +622,34 @@ struct drm_vgpu_exec {
 
 	/** @reserved: must be zero. */
 	__u64 reserved;
+
+	/*
+	 * Appended fields: a caller built with an older header passes a
+	 * shorter struct, which drm_ioctl() fills up with zeros.
+	 */
+
+	/**
+	 * @in_points: user pointer to @num_in_syncs __u64 timeline points,
+	 * one per handle of @in_syncs (0: wait for the syncobj's fence, as a
+	 * binary syncobj), or 0 when every in-syncobj is binary.
+	 */
+	__u64 in_points;
+
+	/**
+	 * @out_point: timeline point of @out_sync that the job's fence
+	 * becomes, or 0 to replace @out_sync's fence (binary syncobj).
+	 */
+	__u64 out_point;
+
+	/** @in_fence_fd: sync_file to wait for, with %DRM_VGPU_EXEC_IN_FENCE_FD; else 0. */
+	__s32 in_fence_fd;
+
+	/**
+	 * @out_fence_fd: with %DRM_VGPU_EXEC_OUT_FENCE_FD, returns a new
+	 * sync_file fd of the job's fence (the value passed in is ignored);
+	 * else must be 0.
+	 */
+	__s32 out_fence_fd;
 };
 
 /**

@@ -903,7 +903,7 @@ TEST_F(exec, bad_args)
 	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
 	ex = ok; ex.reserved = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
-	ex = ok; ex.flags = 2;
+	ex = ok; ex.flags = DRM_VGPU_EXEC_FLAGS_ALL + 1;	/* first unknown bit */
 	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
 	ex = ok; ex.queue = self->dev.exec_queues;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));

@@ -110,7 +110,7 @@ static const struct file_operations vgpu_fops = {
 
 static const struct drm_driver vgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_GEM_GPUVA | DRIVER_RENDER |
-			   DRIVER_SYNCOBJ,
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = vgpu_open,
 	.postclose = vgpu_postclose,
 	.ioctls = vgpu_ioctls,

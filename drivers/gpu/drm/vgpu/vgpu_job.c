@@ -12,7 +12,6 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_gpuvm.h>
 #include <drm/drm_print.h>
-#include <drm/drm_syncobj.h>
 #include <drm/vgpu_drm.h>
 
 #include "vgpu_bo.h"
@@ -21,6 +20,7 @@
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
 #include "vgpu_stream.h"
+#include "vgpu_sync.h"
 #include "vgpu_vm.h"
 
 /**
@@ -46,9 +46,9 @@
  *   and the job's fence cover it like the others, and a move of it is
  *   mapped again before the job runs.
  *
- * Either way the kernel appends a FENCE of its own, the syncobjs become
- * scheduler dependencies, and the job is pushed to the file's entity for
- * the queue.
+ * Either way the kernel appends a FENCE of its own, the in-fences become
+ * scheduler dependencies ("EXEC synchronisation", vgpu_sync.c), and the
+ * job is pushed to the file's entity for the queue.
  *
  * Between, with the VM's lock held for reading and every BO of the VM
  * reserved (drm_gpuvm_exec_lock()), mappings whose BO moved are mapped
@@ -381,40 +381,30 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	struct drm_vgpu_exec *args = data;
 	struct vgpu_vm *vm = vfile->vm;
 	struct vgpu_exec_stream stream = {}, *st = NULL;
-	struct drm_syncobj *out_sync = NULL;
 	struct drm_sched_entity *entity;
+	struct vgpu_exec_sync sync;
 	struct dma_fence *fence = NULL;
-	u32 *in_syncs = NULL;
 	struct vgpu_queue *q;
 	struct vgpu_job *job;
-	u32 i;
 	int ret;
 
 	ret = vgpu_exec_check(drm, vdev, args);
+	if (!ret)
+		ret = vgpu_exec_sync_check(drm, args);
 	if (ret)
 		return ret;
 	if (vgpu_vm_banned(vm))
 		return -ECANCELED;
 
-	if (args->num_in_syncs) {
-		in_syncs = memdup_array_user(u64_to_user_ptr(args->in_syncs),
-					     args->num_in_syncs, sizeof(u32));
-		if (IS_ERR(in_syncs))
-			return PTR_ERR(in_syncs);
-	}
-	if (args->out_sync) {
-		out_sync = drm_syncobj_find(file, args->out_sync);
-		if (VGPU_IOCTL_DBG(drm, !out_sync)) {
-			ret = -ENOENT;
-			goto out_free_syncs;
-		}
-	}
+	ret = vgpu_exec_sync_prepare(drm, file, args, &sync);
+	if (ret)
+		goto out_sync_fini;
 
 	if (args->flags & DRM_VGPU_EXEC_CMDS_BO) {
 		stream.obj = drm_gem_object_lookup(file, args->cmds_handle);
 		if (VGPU_IOCTL_DBG(drm, !stream.obj)) {
 			ret = -ENOENT;
-			goto out_put_sync;
+			goto out_sync_fini;
 		}
 		stream.offset = args->cmds_offset;
 		stream.size = args->cmds_size;
@@ -456,20 +446,16 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	if (ret)
 		goto out_free_job;
 
-	for (i = 0; i < args->num_in_syncs; i++) {
-		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
-							   in_syncs[i], 0);
-		if (VGPU_IOCTL_DBG(drm, ret))
-			goto out_cleanup_job;
-	}
+	ret = vgpu_exec_sync_add_deps(drm, file, &sync, &job->base);
+	if (ret)
+		goto out_cleanup_job;
 
 	ret = vgpu_exec_push(drm, vm, job, st, &fence);
 	if (ret)
 		goto out_cleanup_job;
 
 	atomic64_inc(&vm->ctr.jobs_submitted);
-	if (out_sync)
-		drm_syncobj_replace_fence(out_sync, fence);
+	vgpu_exec_sync_signal(&sync, fence, args);
 	dma_fence_put(fence);
 	goto out_put_stream;
 
@@ -480,10 +466,7 @@ out_free_job:
 out_put_stream:
 	if (stream.obj)
 		drm_gem_object_put(stream.obj);
-out_put_sync:
-	if (out_sync)
-		drm_syncobj_put(out_sync);
-out_free_syncs:
-	kfree(in_syncs);
+out_sync_fini:
+	vgpu_exec_sync_fini(&sync);
 	return ret;
 }
