@@ -221,7 +221,8 @@ static uint64_t stale_read(VGPUTest *t)
 
 /*
  * A remapped page keeps being read through the stale TLB entry until the
- * driver invalidates it; strict mode counts each such use.
+ * driver invalidates it; strict mode counts each such use, except those
+ * an invalidation of the entry then forgives (the driver did its part).
  */
 static void test_tlb_stale(const void *opaque)
 {
@@ -249,7 +250,41 @@ static void test_tlb_stale(const void *opaque)
     }
     g_assert_cmphex(stale_read(&t), ==, c->fresh ? 0xbbbbbbbb : 0xaaaaaaaa);
     g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_STRICT_STALE), ==,
-                     c->fresh ? 1 : 2);
+                     c->fresh ? 0 : 2);
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_STRICT_STALE), ==,
+                     c->fresh ? 0 : 2);
+    vgpu_test_stop(&t);
+}
+
+/*
+ * A stale entry the device drops by itself (a write through a read-only
+ * leaf walks again) was never invalidated: its stale hits are confirmed,
+ * and a later invalidation forgives nothing.
+ */
+static void test_tlb_stale_confirmed(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, "vram_size=64M,strict=on");
+    basic_setup(&t);
+    mem_wq(&t, false, STALE_PA_A + 8, 0xaaaaaaaa);
+    mem_wq(&t, false, STALE_PA_B + 8, 0xbbbbbbbb);
+    map4k(&t, CTX, STALE_VA, STALE_PA_A, VGPU_PTE_READ);
+    g_assert_cmphex(stale_read(&t), ==, 0xaaaaaaaa);
+
+    /* Remapped (and made writable) without telling the device. */
+    pt_set(&t, CTX, STALE_VA, 0, STALE_PA_B | PTE_RW | VGPU_PTE_VALID);
+    g_assert_cmphex(stale_read(&t), ==, 0xaaaaaaaa);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_STRICT_STALE), ==, 1);
+
+    /* The write walks again: the read-only entry goes, uninvalidated. */
+    cmd_copy(&t, 0, SCRATCH_VA, STALE_VA + 16, 8);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    g_assert_cmphex(stale_read(&t), ==, 0xbbbbbbbb);
+    inval(&t, VGPU_INVAL_OP_ALL, 0, 0, 0);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_STRICT_STALE), ==, 1);
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_STRICT_STALE), ==, 1);
     vgpu_test_stop(&t);
 }
 
@@ -442,6 +477,7 @@ void vgpu_test_add_mmu(void)
     ADD_TABLE("translate", xlate_cases, test_translate);
     ADD_TABLE("permission", perm_cases, test_permission);
     ADD_TABLE("tlb/stale", stale_cases, test_tlb_stale);
+    qtest_add_func("/vgpu/tlb/stale-confirmed", test_tlb_stale_confirmed);
     qtest_add_func("/vgpu/tlb/invalidate-protocol", test_inval_protocol);
     qtest_add_func("/vgpu/tlb/counters", test_tlb_counters);
     qtest_add_func("/vgpu/tlb/l1-eviction", test_tlb_l1_eviction);

@@ -71,6 +71,7 @@ typedef struct VGPUTlbEntry {
     uint8_t ctx;
     uint8_t shift;          /* page size; 0: entry invalid */
     uint8_t level;          /* level of the leaf */
+    uint32_t stale_hits;    /* strict: hits since its PTE changed */
 } VGPUTlbEntry;
 
 typedef struct VGPUTlb {
@@ -79,6 +80,7 @@ typedef struct VGPUTlb {
     uint32_t clock;
     uint32_t nr_by_size[VGPU_TLB_NR_SIZES];  /* valid entries per size */
     VGPUTlbEntry *entries;                  /* sets * ways */
+    VGPUState *s;                           /* counts confirmed stale hits */
 } VGPUTlb;
 
 /* A translation: where a VA lives and how much of its page follows. */
@@ -243,7 +245,10 @@ static inline uint64_t vgpu_desc_addr(uint64_t desc)
 }
 
 /* vgpu-tlb.c */
-bool vgpu_tlb_init(VGPUTlb *tlb, uint32_t sets, uint32_t ways, Error **errp);
+bool vgpu_tlb_init(VGPUTlb *tlb, VGPUState *s, uint32_t sets, uint32_t ways,
+                   Error **errp);
+uint64_t vgpu_tlb_pending_stale(VGPUState *s, uint32_t ctx);
+void vgpu_tlb_forget_stale(VGPUState *s);
 void vgpu_tlb_free(VGPUTlb *tlb);
 void vgpu_tlb_flush(VGPUTlb *tlb);
 VGPUTlbEntry *vgpu_tlb_lookup(VGPUTlb *tlb, uint32_t ctx, uint64_t va);

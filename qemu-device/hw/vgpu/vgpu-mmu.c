@@ -218,7 +218,7 @@ static bool vgpu_tlb_usable(const VGPUTlbEntry *e, unsigned access)
 }
 
 static void vgpu_strict_check(VGPUState *s, uint32_t ctx, uint64_t va,
-                              const VGPUTlbEntry *e)
+                              VGPUTlbEntry *e)
 {
     VGPUWalk w;
     VGPUFaultInfo f;
@@ -236,7 +236,8 @@ static void vgpu_strict_check(VGPUState *s, uint32_t ctx, uint64_t va,
                                                                  e->shift);
     }
     if (stale) {
-        vgpu_count(s, ctx, VGPU_CTR_STRICT_STALE, 1);
+        /* Counted unless an invalidation covering @e follows. */
+        e->stale_hits++;
         trace_vgpu_strict_stale(ctx, va, e->pte);
     }
 }

@@ -40,8 +40,10 @@ static int vgpu_size_index(uint8_t shift)
     g_assert_not_reached();
 }
 
-bool vgpu_tlb_init(VGPUTlb *tlb, uint32_t sets, uint32_t ways, Error **errp)
+bool vgpu_tlb_init(VGPUTlb *tlb, VGPUState *s, uint32_t sets, uint32_t ways,
+                   Error **errp)
 {
+    tlb->s = s;
     if (!sets || !is_power_of_2(sets) || sets > 32768) {
         error_setg(errp, "vgpu: TLB sets must be a power of two, 1..32768 "
                    "(got %u)", sets);
@@ -104,8 +106,16 @@ VGPUTlbEntry *vgpu_tlb_lookup(VGPUTlb *tlb, uint32_t ctx, uint64_t va)
     return NULL;
 }
 
+/*
+ * Drop @e.  Its stale hits (strict mode) are confirmed: the entry goes
+ * without the driver having invalidated it.
+ */
 void vgpu_tlb_drop(VGPUTlb *tlb, VGPUTlbEntry *e)
 {
+    if (e->stale_hits) {
+        vgpu_count(tlb->s, e->ctx, VGPU_CTR_STRICT_STALE, e->stale_hits);
+        e->stale_hits = 0;
+    }
     if (e->shift) {
         tlb->nr_by_size[vgpu_size_index(e->shift)]--;
         e->shift = 0;
@@ -131,6 +141,7 @@ void vgpu_tlb_insert(VGPUTlb *tlb, const VGPUTlbEntry *ne)
     }
     vgpu_tlb_drop(tlb, victim);
     *victim = *ne;
+    victim->stale_hits = 0;
     victim->lru = ++tlb->clock;
     tlb->nr_by_size[vgpu_size_index(ne->shift)]++;
 }
@@ -165,10 +176,53 @@ static uint32_t vgpu_tlb_invalidate(VGPUTlb *tlb, unsigned op, uint32_t ctx,
         default:
             break;
         }
+        e->stale_hits = 0;      /* the driver invalidated: forgiven */
         vgpu_tlb_drop(tlb, e);
         n++;
     }
     return n;
+}
+
+/*
+ * Strict mode: stale hits of the entries in the TLBs, of context @ctx
+ * (UINT32_MAX: every context), which no invalidation has forgiven yet;
+ * with @clear, forget them.
+ */
+static uint64_t vgpu_tlb_stale_walk(VGPUState *s, uint32_t ctx, bool clear)
+{
+    VGPUTlb *tlbs[VGPU_NUM_QUEUES + 1];
+    uint64_t n = 0;
+    uint32_t i, j;
+
+    tlbs[0] = &s->l2;
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        tlbs[i + 1] = &s->queue[i].l1;
+    }
+    for (i = 0; i < ARRAY_SIZE(tlbs); i++) {
+        VGPUTlb *tlb = tlbs[i];
+
+        for (j = 0; tlb->entries && j < tlb->sets * tlb->ways; j++) {
+            VGPUTlbEntry *e = &tlb->entries[j];
+
+            if (e->shift && (ctx == UINT32_MAX || e->ctx == ctx)) {
+                n += e->stale_hits;
+                if (clear) {
+                    e->stale_hits = 0;
+                }
+            }
+        }
+    }
+    return n;
+}
+
+uint64_t vgpu_tlb_pending_stale(VGPUState *s, uint32_t ctx)
+{
+    return vgpu_tlb_stale_walk(s, ctx, false);
+}
+
+void vgpu_tlb_forget_stale(VGPUState *s)
+{
+    vgpu_tlb_stale_walk(s, UINT32_MAX, true);
 }
 
 void vgpu_tlb_flush_all(VGPUState *s)

@@ -100,6 +100,7 @@ static void vgpu_counters_reset(VGPUState *s)
     memset(s->ctr_global, 0, sizeof(s->ctr_global));
     memset(s->ctr_ctx, 0, sizeof(s->ctr_ctx));
     memset(s->access_ctr, 0, sizeof(uint64_t) * s->nr_chunks);
+    vgpu_tlb_forget_stale(s);
 }
 
 /* Everything back to its power-on state; VRAM contents are kept. */
@@ -223,6 +224,15 @@ static bool vgpu_reg64_read(VGPUState *s, hwaddr addr, uint64_t *val)
     ctr = vgpu_counter(s, addr);
     if (ctr) {
         *val = *ctr;
+        /* Stale hits not forgiven by an invalidation yet count too. */
+        if (ctr == &s->ctr_global[VGPU_CTR_STRICT_STALE]) {
+            *val += vgpu_tlb_pending_stale(s, UINT32_MAX);
+        }
+        for (i = 0; i < VGPU_NUM_CONTEXTS; i++) {
+            if (ctr == &s->ctr_ctx[i][VGPU_CTR_STRICT_STALE]) {
+                *val += vgpu_tlb_pending_stale(s, i);
+            }
+        }
         return true;
     }
     return false;
@@ -717,11 +727,11 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
     if (!vgpu_check_config(s, errp)) {
         return;
     }
-    if (!vgpu_tlb_init(&s->l2, s->l2_sets, s->l2_ways, errp)) {
+    if (!vgpu_tlb_init(&s->l2, s, s->l2_sets, s->l2_ways, errp)) {
         return;
     }
     for (i = 0; i < VGPU_NUM_QUEUES; i++) {
-        if (!vgpu_tlb_init(&s->queue[i].l1, s->l1_sets, s->l1_ways, errp)) {
+        if (!vgpu_tlb_init(&s->queue[i].l1, s, s->l1_sets, s->l1_ways, errp)) {
             goto fail_tlb;
         }
     }
