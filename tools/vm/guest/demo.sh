@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest half of `make demo`: the device and its driver come up; a
-# workload oversubscribes VRAM twice over under each eviction policy the
+# forged command is refused; CPU stores survive migrations; a workload
+# oversubscribes VRAM twice over under each eviction policy the
 # driver offers; vgpu-smi watches it; a summary compares the runs; the
 # oversubscription sweep goes to /out/oversub.csv for the host to plot.
 #
@@ -44,6 +45,19 @@ else
 	exit 1
 fi
 dmesg | grep -m1 'privileged command' | sed 's/^\[[^]]*\] //' | indent
+
+# ---- 2b. coherence -------------------------------------------------------------
+say
+say "== 2b. No write is lost while memory moves"
+if vgpu_paging_test -r pageable.cpu_stores_survive_migration > /tmp/coh.log 2>&1; then
+	sed -n 's/.*cpu_stores_survive_migration://p' /tmp/coh.log | indent
+	say "   a CPU thread stored counters through an mmap while the GPU pulled the" \
+	    "chunks into VRAM and pushed them out again: every store survived"
+else
+	say "demo: the coherence check failed:" >&2
+	grep '^#' /tmp/coh.log >&2
+	exit 1
+fi
 
 # ---- 3. oversubscribe ---------------------------------------------------------
 csv=/out/oversub.csv
