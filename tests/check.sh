@@ -21,10 +21,8 @@
 
 set -uo pipefail
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+. "$(dirname "$0")/../tools/lib/common.sh"
 OUT=$TOP/build/check
-QBUILD=$CACHE/qemu/current
 mkdir -p "$OUT"
 rm -f "$OUT"/*.tap "$OUT"/*.log
 
