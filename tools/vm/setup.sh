@@ -28,6 +28,7 @@ bc
 bison
 busybox-static
 cpio
+dkms
 dpkg-dev
 flex
 gcc
