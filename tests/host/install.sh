@@ -50,7 +50,7 @@ pc_build() {
 	# shellcheck disable=SC2046
 	gcc -std=c11 -Wall -Wextra -Werror -o "$out/libvgpu-pkgconfig" \
 		"$TOP/tests/host/libvgpu-pkgconfig.c" \
-		$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static libvgpu)
+		$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs libvgpu)
 }
 
 qemu_starts() {
