@@ -10,6 +10,8 @@ export VGPU_CACHE
 TOP := $(CURDIR)
 B := build
 KSFT_DIR := $(VGPU_CACHE)/kselftest/current
+# The QEMU build `make qemu` keeps current (tools/lib/common.sh: QBUILD).
+QBUILD := $(VGPU_CACHE)/qemu/current
 GUEST := $(B)/guest/vgpu
 
 CC ?= gcc
