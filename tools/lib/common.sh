@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # common.sh - the shell library of vgpu's host scripts (bash).  Sourced, not
 # run:
@@ -31,6 +32,7 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
 QBUILD=$CACHE/qemu/current
+# shellcheck disable=SC2034 # for the scripts that source this
 QEMU=${VGPU_QEMU:-$QBUILD/qemu-system-x86_64}
 
 say() { printf '[%s] %s\n' "${LOG_TAG:-vgpu}" "$*" >&2; }
