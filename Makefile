@@ -10,6 +10,8 @@ export VGPU_CACHE
 TOP := $(CURDIR)
 B := build
 KSFT_DIR := $(VGPU_CACHE)/kselftest/current
+# The QEMU build `make qemu` keeps current (tools/lib/common.sh: QBUILD).
+QBUILD := $(VGPU_CACHE)/qemu/current
 GUEST := $(B)/guest/vgpu
 
 CC ?= gcc
@@ -18,8 +20,8 @@ GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-clobb
 	-Iinclude/uapi/drm -Idrivers/gpu/drm/vgpu -Itests/kselftest/vgpu
 GUEST_LDLIBS := -ldrm
 
-# libvgpu: built twice, static for guest programs and as a host library with
-# a pkg-config file (tools/libvgpu/libvgpu.pc.in).
+# libvgpu: a static library, linked into the guest programs and installed
+# with its headers and a pkg-config file (mk/install.mk).
 LIBVGPU_SRCS := $(wildcard tools/libvgpu/*.c)
 LIBVGPU_HDRS := $(wildcard tools/libvgpu/*.h)
 LIBVGPU := $(B)/libvgpu/libvgpu.a
@@ -36,7 +38,7 @@ GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h \
 	drivers/gpu/drm/vgpu/vgpu_hw.h
 
 .PHONY: all help setup deps qemu kernel module guest tools check check-qtest \
-	check-guest demo shell bench install-libvgpu clean distclean
+	check-guest demo shell bench clean distclean
 
 all: qemu module guest
 
@@ -53,8 +55,13 @@ help:
 	@echo "  make qemu        build QEMU with the vgpu device (incremental)"
 	@echo "  make module      build vgpu.ko for Debian's 6.12 kernel (W=1, warning-free)"
 	@echo "  make guest       build the guest test programs (static, libdrm.a)"
-	@echo "  make tools       build the guest programs and libvgpu with its pkg-config file"
-	@echo "  make install-libvgpu  install libvgpu (PREFIX=/usr/local, DESTDIR)"
+	@echo "  make tools       build the guest programs and libvgpu"
+	@echo "  make install     install QEMU with vgpu, libvgpu, the tools and the DKMS"
+	@echo "                   source (PREFIX=/usr/local, DESTDIR); also install-qemu,"
+	@echo "                   install-libvgpu, install-tools, install-dkms; uninstall"
+	@echo "  make dkms        install the DKMS source, dkms add/build/install it (KVER)"
+	@echo "  make deb         Debian packages in build/deb/: vgpu-dkms, libvgpu-dev,"
+	@echo "                   vgpu-tools, qemu-vgpu"
 	@echo "  make debug-kernel build the debug kernel (KASAN, lockdep, kmemleak, KUnit)"
 	@echo "                   and vgpu.ko in its tree (cached)"
 	@echo "  make check-qtest host-side device tests only"
@@ -124,29 +131,7 @@ $(GUEST)/bin/vgpu-bench: $(wildcard tools/vgpu-bench/*.c tools/vgpu-bench/*.h) $
 
 guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS)
 
-# The host copy of libvgpu, staged as it installs: build/libvgpu/stage is a
-# prefix (lib/libvgpu.a, include/libvgpu/*.h, lib/pkgconfig/libvgpu.pc).
-PREFIX ?= /usr/local
-LIBVGPU_VERSION := 0.1
-LIBVGPU_STAGE := $(B)/libvgpu/stage
-
-# The headers libvgpu.h includes: the uapi and the hardware contract.
-LIBVGPU_PUBLIC_HDRS := $(LIBVGPU_HDRS) include/uapi/drm/vgpu_drm.h drivers/gpu/drm/vgpu/vgpu_hw.h
-
-$(LIBVGPU_STAGE)/lib/pkgconfig/libvgpu.pc: tools/libvgpu/libvgpu.pc.in $(LIBVGPU) $(LIBVGPU_PUBLIC_HDRS)
-	@mkdir -p $(LIBVGPU_STAGE)/lib/pkgconfig $(LIBVGPU_STAGE)/include/libvgpu
-	@cp $(LIBVGPU) $(LIBVGPU_STAGE)/lib/
-	@cp $(LIBVGPU_PUBLIC_HDRS) $(LIBVGPU_STAGE)/include/libvgpu/
-	@sed -e 's|@PREFIX@|$(abspath $(LIBVGPU_STAGE))|' -e 's|@VERSION@|$(LIBVGPU_VERSION)|' $< > $@
-
-tools: guest $(LIBVGPU_STAGE)/lib/pkgconfig/libvgpu.pc
-
-install-libvgpu: $(LIBVGPU_STAGE)/lib/pkgconfig/libvgpu.pc
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/libvgpu
-	install -m 644 $(LIBVGPU) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(LIBVGPU_PUBLIC_HDRS) $(DESTDIR)$(PREFIX)/include/libvgpu/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIBVGPU_VERSION)|' tools/libvgpu/libvgpu.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/libvgpu.pc
+tools: guest $(LIBVGPU)
 
 check: setup module tools
 	@tests/check.sh

@@ -13,12 +13,12 @@
 
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?=
-FUZZ_DEVICE := $(VGPU_CACHE)/qemu/current/tests/qtest/vgpu-fuzz
+FUZZ_DEVICE := $(QBUILD)/tests/qtest/vgpu-fuzz
 
 .PHONY: fuzz fuzz-device
 fuzz: fuzz-device
 
 fuzz-device: qemu
-	@QTEST_QEMU_BINARY=$(VGPU_CACHE)/qemu/current/qemu-system-x86_64 \
+	@QTEST_QEMU_BINARY=$(QBUILD)/qemu-system-x86_64 \
 		$(FUZZ_DEVICE) --seconds $(FUZZ_SECONDS) \
 		$(if $(FUZZ_SEED),--seed $(FUZZ_SEED))

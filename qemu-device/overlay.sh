@@ -26,7 +26,8 @@ top=$(cd "$here/.." && pwd)
 src=${1:?usage: overlay.sh QEMU_SRC_DIR}
 src=$(cd "$src" && pwd)
 
-die() { printf 'overlay: error: %s\n' "$*" >&2; exit 1; }
+LOG_TAG=overlay
+. "$top/tools/lib/common.sh"
 
 [ -f "$src/hw/meson.build" ] && [ -f "$src/tests/qtest/meson.build" ] ||
 	die "$src does not look like a QEMU source tree"

@@ -6,7 +6,10 @@
 #   tests/check.sh [host] [qtest] [guest] [clients]   (default: all but
 #                                                     clients, part of guest)
 #
-# Tier 0, host: libvgpu builds from its pkg-config file alone.
+# Tier 0, host: `make install` into a DESTDIR, a libvgpu program built
+#   with pkg-config against it, the installed QEMU starting with the
+#   device, and a DKMS build of the installed module source against the
+#   guest kernel's headers (tests/host/install.sh).
 # Tier 1, qtest: the device's qtests (QEMU libqtest, TAP) and a short
 #   fixed-seed run of the device fuzzer (one TAP line per seed).
 # Tier 2, guest: the kselftest suites and guest scripts, run by
@@ -25,10 +28,8 @@
 
 set -uo pipefail
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+. "$(dirname "$0")/../tools/lib/common.sh"
 OUT=$TOP/build/check
-QBUILD=$CACHE/qemu/current
 mkdir -p "$OUT"
 rm -f "$OUT"/*.tap "$OUT"/*.log
 
@@ -86,34 +87,28 @@ run_qtest() {
 	return 0
 }
 
-# tests/host/libvgpu-pkgconfig.c, built with nothing but libvgpu's
-# pkg-config file (dynamically linked against the host's libdrm).
+# tests/host/libvgpu-pkgconfig.c, built against an installed libvgpu with
+# nothing but its pkg-config file (dynamically linked against the host's
+# libdrm).  The host tier builds it; the clients tier builds it itself when
+# run alone.
 LIBVGPU_PROGRAM=$OUT/libvgpu-pkgconfig
 build_libvgpu_program() {
-	local pc=$TOP/build/libvgpu/stage/lib/pkgconfig
-	PKG_CONFIG_PATH=$pc gcc -std=c11 -Wall -Wextra -Werror -o "$LIBVGPU_PROGRAM" \
+	local dest=$OUT/clients-dest pc
+	make -s -C "$TOP" install-libvgpu DESTDIR="$dest" PREFIX=/usr || return
+	pc=$dest/usr/lib/pkgconfig
+	# shellcheck disable=SC2046
+	gcc -std=c11 -Wall -Wextra -Werror -o "$LIBVGPU_PROGRAM" \
 		"$TOP/tests/host/libvgpu-pkgconfig.c" \
-		$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs --static libvgpu)
+		$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs libvgpu)
 }
 
-# Host tools: libvgpu's staged install builds a program with nothing but
-# its pkg-config file, and that program behaves without a device.
+# Host: vgpu installed as a user gets it (tests/host/install.sh): make
+# install into a DESTDIR, a libvgpu program built with pkg-config against
+# it, the installed QEMU, a DKMS build of the installed source.
 run_host() {
-	local bin=$LIBVGPU_PROGRAM
-	echo "== host: libvgpu through pkg-config"
-	{
-		if build_libvgpu_program > "$OUT/host.log" 2>&1; then
-			echo "ok 1 host.libvgpu_builds_with_pkg_config"
-		else
-			echo "not ok 1 host.libvgpu_builds_with_pkg_config"
-		fi
-		if [ -x "$bin" ] && "$bin" >> "$OUT/host.log" 2>&1; then
-			echo "ok 2 host.libvgpu_open_without_device_enodev"
-		else
-			echo "not ok 2 host.libvgpu_open_without_device_enodev"
-		fi
-	} | tee "$OUT/host.tap"
-	grep -q '^not ok' "$OUT/host.tap" && cat "$OUT/host.log"
+	echo "== host: make install, pkg-config, QEMU, DKMS"
+	"$TOP/tests/host/install.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/host.tap"
+	grep -q '^not ok' "$OUT/host.tap" && tail -n 40 "$OUT/host.log"
 	return 0
 }
 

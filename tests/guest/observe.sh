@@ -15,7 +15,7 @@ done
 echo "TAP version 13"
 echo "1..9"
 if [ -z "$node" ]; then
-	for i in 1 2 3 4 5 6 7 8 9; do echo "ok $i observe # SKIP no vgpu device"; done
+	for i in 1 2 3 4 5 6 7 8 9; do tap_skip observe "no vgpu device"; done
 	exit 0
 fi
 sys=$node/device
@@ -61,7 +61,7 @@ if [ -d "$dbg" ]; then
 	t "observe.debugfs_reset" "echo 1 > $dbg/reset_counters && [ \$(cat $sys/counters/commands) -lt 100 ]"
 	t "observe.debugfs_map" "grep -q '^fragmentation: ' $dbg/vram_mm && grep -q '^map: ' $dbg/vram_mm"
 else
-	echo "ok 8 observe.debugfs_reset # SKIP no debugfs"
-	echo "ok 9 observe.debugfs_map # SKIP no debugfs"
+	tap_skip observe.debugfs_reset "no debugfs"
+	tap_skip observe.debugfs_map "no debugfs"
 fi
 exit 0

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Built by tests/check.sh with nothing but `pkg-config --cflags --libs
- * libvgpu` against the staged install: the pkg-config file and the
- * installed headers are enough to build a libvgpu program.  On the host
+ * Built by tests/host/install.sh with nothing but `pkg-config --cflags
+ * --libs libvgpu` against `make install DESTDIR=...`: the pkg-config file
+ * and the installed headers are enough to build a libvgpu program.  On the host
  * (no vgpu device) opening must fail cleanly with ENODEV.  check.sh also
  * runs the same binary, dynamically linked against the host's libdrm, in a
  * guest (tools/vm/vgpu-run --add): there it fills a BO through the GPU,

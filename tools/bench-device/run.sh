@@ -12,11 +12,11 @@
 # Usage: tools/bench-device/run.sh
 set -euo pipefail
 
-CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
-BUILD=$CACHE/qemu/current
-[ -x "$BUILD/tests/qtest/vgpu-test" ] ||
-	{ echo "bench-device: no QEMU build in $BUILD; run tools/vm/setup.sh qemu" >&2; exit 1; }
+LOG_TAG=bench-device
+. "$(dirname "$0")/../lib/common.sh"
+[ -x "$QBUILD/tests/qtest/vgpu-test" ] ||
+	die "no QEMU build in $QBUILD; run tools/vm/setup.sh qemu"
 
-VGPU_BENCH=1 QTEST_QEMU_BINARY=$BUILD/qemu-system-x86_64 \
-	"$BUILD/tests/qtest/vgpu-test" --tap -p /x86_64/vgpu/bench/copy 2>&1 |
+VGPU_BENCH=1 QTEST_QEMU_BINARY=$QBUILD/qemu-system-x86_64 \
+	"$QBUILD/tests/qtest/vgpu-test" --tap -p /x86_64/vgpu/bench/copy 2>&1 |
 	sed -n 's/^# \(host memcpy\|COPY\)/\1/p'

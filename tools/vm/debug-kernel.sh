@@ -36,15 +36,12 @@
 
 set -euo pipefail
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+LOG_TAG=debug-kernel
+. "$(dirname "$0")/../lib/common.sh"
 BASE=$CACHE/debug-kernel
 FRAGMENT=$TOP/tools/vm/debug.config
 PATCHES=$TOP/tools/vm/debug-kernel-patches
 JOBS=${VGPU_JOBS:-$(nproc)}
-
-say() { printf '[debug-kernel] %s\n' "$*" >&2; }
-die() { printf '[debug-kernel] error: %s\n' "$*" >&2; exit 1; }
 
 # ---- recipe: everything here is part of the cache key -------------------
 
@@ -116,12 +113,8 @@ kmake() {
 ensure_source() {
 	local tarball tmp
 	if [ -z "$VER" ]; then
-		[ "$(id -u)" = 0 ] ||
-			die "linux-source-6.12 is not installed; run as root (apt)"
-		say "installing linux-source-6.12 (about 150 MB)"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends linux-source-6.12 >/dev/null ||
-			die "cannot install linux-source-6.12"
+		say "linux-source-6.12 is about 150 MB"
+		apt_install linux-source-6.12
 		VER=$(src_version)
 		SRC=$BASE/src-$VER
 	fi

@@ -12,39 +12,30 @@
 
 set -euo pipefail
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+LOG_TAG=module
+. "$(dirname "$0")/../lib/common.sh"
 OUT=$TOP/build/module/debian
-
-kver() {
-	if [ -L "$CACHE/kernel/current" ]; then
-		basename "$(readlink "$CACHE/kernel/current")"
-	else
-		"$TOP/tools/vm/setup.sh" kver
-	fi
-}
 
 case ${1:-} in
 build)
 	"$TOP/tools/vm/setup.sh" kernel
-	KVER=$(kver)
+	KVER=$(debian_kver)
 	mkdir -p "$OUT"
 	rsync -rc --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
 		"$TOP/Kbuild" "$TOP/drivers" "$TOP/include" "$OUT/"
-	echo "[module] building vgpu.ko for $KVER (W=1)" >&2
+	say "building vgpu.ko for $KVER (W=1)"
 	make -s -C "/lib/modules/$KVER/build" M="$OUT" CONFIG_DRM_VGPU=m \
 		W=1 modules 2>&1 | tee "$OUT/build.log" >&2
-	[ "${PIPESTATUS[0]}" = 0 ] || { echo "[module] build failed" >&2; exit 1; }
+	[ "${PIPESTATUS[0]}" = 0 ] || die "build failed"
 	# Compiler and modpost warnings; make's own notes are not ours.
 	if grep -v '^make\(\[[0-9]*\]\)\?: ' "$OUT/build.log" |
 		grep -qi 'warning:'; then
-		echo "[module] warnings are errors here" >&2
-		exit 1
+		die "warnings are errors here"
 	fi
 	;;
 paths)
-	KVER=$(kver)
+	KVER=$(debian_kver)
 	echo "KIMAGE=$CACHE/kernel/$KVER/vmlinuz"
 	echo "KMODDIR=$CACHE/kernel/$KVER/root/lib/modules/$KVER"
 	echo "VGPU_KO=$OUT/drivers/gpu/drm/vgpu/vgpu.ko"

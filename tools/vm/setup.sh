@@ -18,12 +18,9 @@
 
 set -euo pipefail
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${VGPU_CACHE:-$HOME/.cache/vgpu}
+LOG_TAG=setup
+. "$(dirname "$0")/../lib/common.sh"
 mkdir -p "$CACHE"
-
-say() { printf '[setup] %s\n' "$*" >&2; }
-die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 # Host packages, one per line so diffs stay readable.
 HOST_PACKAGES="
@@ -31,6 +28,7 @@ bc
 bison
 busybox-static
 cpio
+dkms
 dpkg-dev
 flex
 gcc
@@ -55,31 +53,9 @@ zlib1g-dev
 zstd
 "
 
-apt_updated=
-apt_update_once() {
-	[ -n "$apt_updated" ] && return
-	say "apt-get update"
-	apt-get update -q >/dev/null || die "apt-get update failed"
-	apt_updated=1
-}
-
-need_root() {
-	[ "$(id -u)" = 0 ] || die "$1 needs root (apt); run as root"
-}
-
 step_deps() {
-	local missing=() p
-	for p in $HOST_PACKAGES; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q "install ok installed" || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return
-	need_root "installing ${missing[*]}"
-	apt_update_once
-	say "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		--no-install-recommends "${missing[@]}" >/dev/null ||
-		die "apt-get install failed"
+	# shellcheck disable=SC2086
+	apt_install $HOST_PACKAGES
 }
 
 # deb-src entries derived from the machine's own Debian sources: every
@@ -131,14 +107,7 @@ step_kernel() {
 	local kver dir tmp deb
 	kver=$(resolve_kver)
 	dir=$CACHE/kernel/$kver
-	if [ ! -d "/lib/modules/$kver/build" ]; then
-		need_root "installing linux-headers-$kver"
-		apt_update_once
-		say "installing linux-headers-$kver"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends "linux-headers-$kver" >/dev/null ||
-			die "cannot install linux-headers-$kver"
-	fi
+	[ -d "/lib/modules/$kver/build" ] || apt_install "linux-headers-$kver"
 	if [ ! -f "$dir/.done" ]; then
 		say "downloading guest kernel linux-image-$kver-unsigned"
 		rm -rf "$dir"
@@ -165,15 +134,8 @@ step_kernel() {
 
 step_kselftest() {
 	local ver dir tarball
-	if ! dpkg-query -W -f='${Status}' linux-source-6.12 2>/dev/null |
-	     grep -q "install ok installed"; then
-		need_root "installing linux-source-6.12"
-		apt_update_once
-		say "installing linux-source-6.12 (about 150 MB)"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends linux-source-6.12 >/dev/null ||
-			die "cannot install linux-source-6.12"
-	fi
+	deb_installed linux-source-6.12 ||
+		{ say "linux-source-6.12 is about 150 MB"; apt_install linux-source-6.12; }
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 	dir=$CACHE/kselftest/$ver
 	if [ ! -f "$dir/kselftest_harness.h" ]; then

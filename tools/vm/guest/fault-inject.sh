@@ -61,32 +61,21 @@ dbg=/sys/kernel/debug
 drv=/sys/bus/pci/drivers/vgpu
 here=$(cd "$(dirname "$0")" && pwd)
 helper=${FI_HELPER:-$(command -v vgpu-failnth || echo "$here/vgpu-failnth")}
-# What the launcher counts as a dirty log.  Not "kmemleak:" alone: when an
-# injected failure hits kmemleak's own bookkeeping it says so, harmlessly.
-splat='WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular|possible recursive|INFO: possible|ODEBUG:|kmemleak: .*new suspected|Call Trace'
-
-n=0 failed=0
-tap() {	# tap ok|not-ok NAME [DIRECTIVE]
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n $2${3:+ # $3}"
-	else
-		echo "not ok $n $2${3:+ # $3}"
-		failed=1
-	fi
-}
-diag() { echo "# $*"; }
+# TAP, and what the launcher counts as a dirty log (KLOG_DIRTY): the guest
+# script library, in /vgpu/tests/lib.
+. "$here/../tests/lib/tap.sh"
+. "$here/../tests/lib/klog.sh"
 
 [ -d $dbg/failslab ] || mount -t debugfs debugfs $dbg 2>/dev/null
 if [ ! -d $dbg/failslab ] || [ ! -d $dbg/fail_page_alloc ] ||
    [ ! -e /proc/self/fail-nth ]; then
-	echo "ok 1 fault-inject # SKIP kernel $(uname -r) has no failslab/fail_page_alloc"
-	echo "1..1"
+	tap_skip fault-inject "kernel $(uname -r) has no failslab/fail_page_alloc"
+	echo "1..$n"
 	exit 0
 fi
 if [ ! -x "$helper" ]; then
-	echo "not ok 1 fault-inject: helper vgpu-failnth not found"
-	echo "1..1"
+	tap_result not-ok "fault-inject: helper vgpu-failnth not found"
+	echo "1..$n"
 	exit 1
 fi
 
@@ -197,22 +186,22 @@ dmesg -c >> /tmp/fault-inject.dmesg 2>/dev/null
 new_splats() {
 	dmesg -c > /tmp/fi.new 2>/dev/null
 	cat /tmp/fi.new >> /tmp/fault-inject.dmesg
-	grep -E "$splat" /tmp/fi.new | head -n 20 | sed 's/^/#   /'
-	grep -qE "$splat" /tmp/fi.new
+	grep -E "$KLOG_DIRTY" /tmp/fi.new | head -n 20 | sed 's/^/#   /'
+	grep -qE "$KLOG_DIRTY" /tmp/fi.new
 }
 
 # ---- the device ----------------------------------------------------------
 
 if [ ! -d $drv ]; then
-	modprobe vgpu || { tap not-ok "fault-inject: modprobe vgpu"; echo "1..$n"; exit 1; }
+	modprobe vgpu || { tap_result not-ok "fault-inject: modprobe vgpu"; echo "1..$n"; exit 1; }
 fi
 bdf=
 for d in $drv/0000:*; do
 	[ -e "$d" ] && bdf=${d##*/} && break
 done
 if [ -z "$bdf" ]; then
-	echo "not ok 1 fault-inject: no device bound to vgpu"
-	echo "1..1"
+	tap_result not-ok "fault-inject: no device bound to vgpu"
+	echo "1..$n"
 	exit 1
 fi
 
@@ -290,7 +279,7 @@ sweep() {
 	fi_off
 	diag "$name ($cap): $((k - 1)) injection points$([ "$step" = 1 ] || echo " (every ${step}th)"), errors returned: ${errs:-none}"
 	if [ -n "$bad" ]; then
-		tap not-ok "fault-inject $name ($cap)"
+		tap_result not-ok "fault-inject $name ($cap)"
 		diag "  $bad"
 		# A helper killed by the kernel (oops) may have died holding
 		# locks that every further test would block on: stop here.
@@ -299,12 +288,12 @@ sweep() {
 			exit 1
 		fi
 	elif [ -z "$done" ]; then
-		tap not-ok "fault-inject $name ($cap)"
+		tap_result not-ok "fault-inject $name ($cap)"
 		diag "  did not finish within FI_MAX=$FI_MAX injection points"
 	elif new_splats; then
-		tap not-ok "fault-inject $name ($cap): kernel log splat"
+		tap_result not-ok "fault-inject $name ($cap): kernel log splat"
 	else
-		tap ok "fault-inject $name ($cap)"
+		tap_result ok "fault-inject $name ($cap)"
 	fi
 }
 
@@ -326,19 +315,19 @@ after_nothing() { return 0; }
 
 test_probe() {
 	for cap in failslab fail_page_alloc; do
-		echo "$bdf" > $drv/unbind || { tap not-ok "fault-inject probe: unbind"; return; }
+		echo "$bdf" > $drv/unbind || { tap_result not-ok "fault-inject probe: unbind"; return; }
 		step=$FI_PROBE_STEP FI_REJECT=acpi
 		sweep probe $cap after_bind write $drv/bind "$bdf"
 		bound || echo "$bdf" > $drv/bind
 		if ! bound || ! wait_render_node > /dev/null; then
-			tap not-ok "fault-inject probe ($cap): clean bind afterwards"
+			tap_result not-ok "fault-inject probe ($cap): clean bind afterwards"
 			return
 		fi
 	done
 }
 
 test_open() {
-	node=$(wait_render_node) || { tap not-ok "fault-inject open: no render node"; return; }
+	node=$(wait_render_node) || { tap_result not-ok "fault-inject open: no render node"; return; }
 	step=$FI_STEP FI_REJECT=vmalloc
 	for cap in failslab fail_page_alloc; do
 		sweep open $cap after_nothing open "$node"
@@ -350,10 +339,10 @@ test_open() {
 test_op() {
 	name=$1 op=$2
 	shift 2
-	node=$(wait_render_node) || { tap not-ok "fault-inject $name: no render node"; return; }
+	node=$(wait_render_node) || { tap_result not-ok "fault-inject $name: no render node"; return; }
 	fi_off
 	if ! res=$("$helper" "$op" "$node" "$@" 2>&1); then
-		tap ok "fault-inject $name" "SKIP fails without injection: $res"
+		tap_skip "fault-inject $name" "fails without injection: $res"
 		return
 	fi
 	step=$FI_STEP FI_REJECT=vmalloc
@@ -365,7 +354,7 @@ test_op() {
 # Probabilistic injection limited to the helper's task (task-filter):
 # every allocation fails with probability 10%.
 test_random() {
-	node=$(wait_render_node) || { tap not-ok "fault-inject random: no render node"; return; }
+	node=$(wait_render_node) || { tap_result not-ok "fault-inject random: no render node"; return; }
 	FI_REJECT=vmalloc
 	fi_only both
 	echo 10 > $dbg/failslab/probability
@@ -398,27 +387,27 @@ test_random() {
 	echo "# random: $binds"
 	bound || echo "$bdf" > $drv/bind
 	if ! bound || ! wait_render_node > /dev/null; then
-		tap not-ok "fault-inject random: device usable afterwards"
+		tap_result not-ok "fault-inject random: device usable afterwards"
 	elif new_splats; then
-		tap not-ok "fault-inject random: kernel log splat"
+		tap_result not-ok "fault-inject random: kernel log splat"
 	else
-		tap ok "fault-inject random (failslab + fail_page_alloc, 10%, task-filter)"
+		tap_result ok "fault-inject random (failslab + fail_page_alloc, 10%, task-filter)"
 	fi
 }
 
 test_reload() {
 	if ! rmmod vgpu; then
-		tap not-ok "fault-inject reload: rmmod vgpu"
+		tap_result not-ok "fault-inject reload: rmmod vgpu"
 		return
 	fi
 	if ! modprobe vgpu || ! wait_render_node > /dev/null; then
-		tap not-ok "fault-inject reload: modprobe vgpu"
+		tap_result not-ok "fault-inject reload: modprobe vgpu"
 		return
 	fi
 	if new_splats; then
-		tap not-ok "fault-inject reload: kernel log splat"
+		tap_result not-ok "fault-inject reload: kernel log splat"
 	else
-		tap ok "fault-inject reload"
+		tap_result ok "fault-inject reload"
 	fi
 }
 
@@ -439,9 +428,9 @@ for t in "$@"; do
 	close)		test_op "close vram" close vram ;;
 	random)		test_random ;;
 	reload)		test_reload ;;
-	*)		tap not-ok "fault-inject: unknown test '$t'" ;;
+	*)		tap_result not-ok "fault-inject: unknown test '$t'" ;;
 	esac
 done
 fi_off
 echo "1..$n"
-exit $failed
+exit $fail

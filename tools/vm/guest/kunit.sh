@@ -12,13 +12,15 @@
 # with one "ok 1 ... # SKIP" line on a kernel without KUnit (Debian's).
 # Exit status: 0 if every case passed or was skipped, 1 otherwise.
 
+. "$(dirname "$0")/../tests/lib/tap.sh"
+
 mod=${1:-vgpu_kunit}
 dbg=/sys/kernel/debug
 
 [ -d $dbg/kunit ] || mount -t debugfs debugfs $dbg 2>/dev/null
 if [ ! -d $dbg/kunit ]; then
-	echo "ok 1 kunit # SKIP kernel $(uname -r) has no KUnit (CONFIG_KUNIT_DEBUGFS)"
-	echo "1..1"
+	tap_skip kunit "kernel $(uname -r) has no KUnit (CONFIG_KUNIT_DEBUGFS)"
+	echo "1..$n"
 	exit 0
 fi
 
@@ -28,16 +30,15 @@ rmmod "$mod" 2>/dev/null
 if ! modprobe "$mod" 2>/tmp/kunit-load.err; then
 	ko=$(find /lib/modules/"$(uname -r)" -name "$mod.ko" 2>/dev/null | head -n1)
 	if [ -z "$ko" ] || ! insmod "$ko" 2>>/tmp/kunit-load.err; then
-		echo "not ok 1 $mod: load failed"
+		tap_result not-ok "$mod: load failed"
 		sed 's/^/# /' /tmp/kunit-load.err
-		echo "1..1"
+		echo "1..$n"
 		exit 1
 	fi
 fi
 
 # KUnit runs the suites synchronously in the module's init, so the results
 # are complete once the load returns.
-n=0 failed=0
 for dir in $dbg/kunit/vgpu*; do
 	[ -r "$dir/results" ] || continue
 	suite=${dir##*/}
@@ -67,22 +68,18 @@ for dir in $dbg/kunit/vgpu*; do
 	c=$(echo "$out" | sed -n 's/^COUNT //p')
 	n=$((n + ${c:-0}))
 	if echo "$out" | grep -q '^not ok'; then
-		failed=1
+		fail=1
 	fi
 	if [ "${c:-0}" = 0 ]; then
-		n=$((n + 1))
-		echo "not ok $n $suite: no test results"
+		tap_result not-ok "$suite: no test results"
 		sed 's/^/# /' "$dir/results"
-		failed=1
 	fi
 done
 
 if [ "$n" = 0 ]; then
-	n=1
-	echo "not ok 1 $mod: no vgpu KUnit suites registered"
-	failed=1
+	tap_result not-ok "$mod: no vgpu KUnit suites registered"
 fi
 echo "1..$n"
 
-rmmod "$mod" || failed=1
-exit $failed
+rmmod "$mod" || fail=1
+exit $fail
