@@ -1334,28 +1334,31 @@ static void two_maps(struct __test_metadata *_metadata, struct vgpu_dev *dev,
 	ASSERT_EQ(0, vgpu_bo_close(dev, rh));
 }
 
-/* One chunk at two VAs of one VM: writes through each survive. */
-TEST_F(pageable, writes_through_two_vas_survive)
+/* Every ordering, with A in this process or in another. */
+static void two_maps_all(struct __test_metadata *_metadata, struct vgpu_dev *dev,
+			 bool other_process)
 {
 	int o;
 
-	if (geteuid())
-		SKIP(return, "needs root to write sysfs");
 	set_param("prefetch", "0");
 	for (o = 0; o < ORDER_NR; o++)
-		two_maps(_metadata, &self->dev, o, false);
+		two_maps(_metadata, dev, o, other_process);
+}
+
+/* One chunk at two VAs of one VM: writes through each survive. */
+TEST_F(pageable, writes_through_two_vas_survive)
+{
+	if (geteuid())
+		SKIP(return, "needs root to write sysfs");
+	two_maps_all(_metadata, &self->dev, false);
 }
 
 /* One chunk shared by two processes: writes through each survive. */
 TEST_F(pageable, writes_from_two_processes_survive)
 {
-	int o;
-
 	if (geteuid())
 		SKIP(return, "needs root to write sysfs");
-	set_param("prefetch", "0");
-	for (o = 0; o < ORDER_NR; o++)
-		two_maps(_metadata, &self->dev, o, true);
+	two_maps_all(_metadata, &self->dev, true);
 }
 
 TEST_HARNESS_MAIN
