@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest half of `make demo`: the device and its driver come up; a
-# forged command is refused; CPU stores survive migrations; a workload
+# forged command is refused; CPU stores survive migrations; jobs order on
+# timeline syncobjs and sync_files; a workload
 # oversubscribes VRAM twice over under each eviction policy the
 # driver offers; vgpu-smi watches it; a summary compares the runs; the
 # oversubscription sweep goes to /out/oversub.csv for the host to plot.
@@ -56,6 +57,19 @@ if vgpu_paging_test -r pageable.cpu_stores_survive_migration > /tmp/coh.log 2>&1
 else
 	say "demo: the coherence check failed:" >&2
 	grep '^#' /tmp/coh.log >&2
+	exit 1
+fi
+
+# ---- 2c. standard synchronisation -----------------------------------------------
+say
+say "== 2c. Jobs ordered the way Vulkan and Mesa order them"
+if vgpu_sync_test -r sync.timeline_point_orders_jobs > /tmp/sync.log 2>&1 &&
+   vgpu_sync_test -r sync.in_fence_fd_cross_process >> /tmp/sync.log 2>&1; then
+	say "   job B waited on timeline point 2 that job A signals; a sync_file of one" \
+	    "job, passed to another process, held its job back: both ran in order"
+else
+	say "demo: the synchronisation check failed:" >&2
+	grep '^#' /tmp/sync.log >&2
 	exit 1
 fi
 
