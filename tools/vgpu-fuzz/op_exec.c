@@ -87,8 +87,10 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 	case 0:
 		switch (fz_below(r, 3)) {
 		case 0:
+			/* The fuzzer creates no VM: every other id is unknown. */
 			ex->vm_id = fz_interesting32(r) | 1;
-			break;
+			*what = "EXEC on an unknown vm_id";
+			return ENOENT;
 		case 1:
 			ex->pad = fz_interesting32(r) | 1;
 			break;
@@ -96,7 +98,7 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 			ex->reserved = fz_interesting64(r) | 1;
 			break;
 		}
-		*what = "EXEC with vm_id, pad or reserved set";
+		*what = "EXEC with pad or reserved set";
 		return EINVAL;
 	case 1:
 		ex->flags |= fz_bad_bits(r, DRM_VGPU_EXEC_FLAGS_ALL);

@@ -19,6 +19,7 @@
 #include "vgpu_bo.h"
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
+#include "vgpu_file.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
 #include "vgpu_pt.h"
@@ -34,17 +35,18 @@ MODULE_PARM_DESC(vm_max_pt_kib,
 /**
  * DOC: GPU virtual memory
  *
- * Every open file of the render node has one GPU VM: a &drm_gpuvm for the
- * VA space and its mappings, and a page-table tree the device walks (see
- * "page tables").  User VAs run from %VGPU_VM_USER_START to
+ * Every open file of the render node has a default GPU VM and may create
+ * more (see "files and their VMs"); each is a &drm_gpuvm for the VA space
+ * and its mappings, and a page-table tree the device walks (see "page
+ * tables").  User VAs run from %VGPU_VM_USER_START to
  * %VGPU_VM_USER_END; the top GiB is reserved in the drm_gpuvm for the
  * kernel, which maps the VM's inline-stream buffer there (vgpu_stream.c).
  *
  * An open file pins nothing: the root table is allocated with the VM's
  * first mapping.  The page tables of one VM are bounded by the module
  * parameter ``vm_max_pt_kib``; a VM_BIND or EXEC that would need more
- * fails with -ENOSPC.  They are charged to the file in fdinfo
- * (``drm-vgpu-pt-bytes``).
+ * fails with -ENOSPC.  They are charged to the file that owns the VM in
+ * fdinfo (``drm-vgpu-pt-bytes``, the sum over the file's VMs).
  *
  * VM_BIND applies its operations in order under the VM's lock (held for
  * writing).  A MAP needs a free range: the BO is reserved, made reachable
@@ -529,6 +531,7 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	vm->vdev = vdev;
 	vm->kernel = kernel;
 	vm->hw_ctx = -1;
+	init_rwsem(&vm->users);
 	init_rwsem(&vm->lock);
 	mutex_init(&vm->pt_lock);
 	mutex_init(&vm->entity_lock);
@@ -836,19 +839,21 @@ int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		       struct drm_file *file)
 {
 	struct vgpu_device *vdev = to_vgpu(drm);
-	struct vgpu_file *vfile = file->driver_priv;
 	struct drm_vgpu_vm_bind *args = data;
-	struct vgpu_vm *vm = vfile->vm;
 	struct drm_vgpu_vm_bind_op *ops;
 	struct drm_gem_object **objs;
 	struct vgpu_pt_update up;
 	u32 i, n = args->num_ops;
+	struct vgpu_vm *vm;
 	int ret;
 
-	if (VGPU_IOCTL_DBG(drm, args->vm_id || args->flags) ||
+	if (VGPU_IOCTL_DBG(drm, args->flags) ||
 	    VGPU_IOCTL_DBG(drm, !n || n > VGPU_VM_MAX_BIND_OPS) ||
 	    VGPU_IOCTL_DBG(drm, args->op_size != sizeof(*ops)))
 		return -EINVAL;
+	vm = vgpu_file_vm_get(file, args->vm_id);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
 
 	ops = kvmalloc_array(n, sizeof(*ops), GFP_KERNEL);
 	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
@@ -892,18 +897,17 @@ out_put:
 out_free:
 	kvfree(objs);
 	kvfree(ops);
+	vgpu_file_vm_put(vm);
 	return ret;
 }
 
 /**
- * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a file's VM
- * @file: DRM file
- * @q: report
+ * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a VM
+ * @vm: VM
+ * @q: report, zeroed by the caller
  */
-void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q)
+void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q)
 {
-	struct vgpu_file *vfile = file->driver_priv;
-	struct vgpu_vm *vm = vfile->vm;
 	struct drm_gpuva *va;
 	int hw_ctx;
 
