@@ -25,7 +25,16 @@ int vgpu_exec(struct vgpu_dev *dev, struct drm_vgpu_exec *args)
 int vgpu_submit(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd,
 		const uint32_t *in_syncs, uint32_t num_in_syncs, uint32_t out_sync)
 {
+	return vgpu_submit_in(dev, 0, queue, cmd, in_syncs, num_in_syncs,
+			      out_sync);
+}
+
+int vgpu_submit_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t queue,
+		   const struct vgpu_cmd *cmd, const uint32_t *in_syncs,
+		   uint32_t num_in_syncs, uint32_t out_sync)
+{
 	struct drm_vgpu_exec ex = {
+		.vm_id = vm_id,
 		.queue = queue,
 		.cmds = (uintptr_t)cmd->dw,
 		.cmds_size = cmd->len * sizeof(uint32_t),
