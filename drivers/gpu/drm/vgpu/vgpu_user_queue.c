@@ -121,8 +121,7 @@ void vgpu_user_queues_fini(struct vgpu_file *vfile)
 static int vgpu_user_queue_check(struct drm_device *drm,
 				 const struct drm_vgpu_exec_queue_create *args)
 {
-	if (VGPU_IOCTL_DBG(drm, args->flags || args->pad || args->reserved ||
-			   args->queue_id) ||
+	if (VGPU_IOCTL_DBG(drm, args->flags || args->pad || args->reserved) ||
 	    VGPU_IOCTL_DBG(drm, args->ring >= vgpu_exec_queues(to_vgpu(drm))) ||
 	    VGPU_IOCTL_DBG(drm, args->priority >= ARRAY_SIZE(vgpu_user_queue_prio)))
 		return -EINVAL;
