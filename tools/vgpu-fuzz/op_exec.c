@@ -105,7 +105,17 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 		*what = "EXEC with an unknown flag";
 		return EINVAL;
 	case 2:
-		ex->queue = fz_dev.dev.exec_queues + fz_below(r, 1000);
+		if (fz_chance(r, 20)) {
+			/* The fuzzer creates no exec queue: every id is unknown. */
+			ex->queue = DRM_VGPU_EXEC_QUEUE_ID_BASE +
+				    fz_below(r, DRM_VGPU_MAX_EXEC_QUEUES);
+			*what = "EXEC on a created queue id never created";
+			return ENOENT;
+		}
+		/* Between the fixed indices and the created ids, or past both. */
+		ex->queue = fz_dev.dev.exec_queues +
+			    fz_below(r, DRM_VGPU_EXEC_QUEUE_ID_BASE -
+					fz_dev.dev.exec_queues);
 		if (fz_chance(r, 30))
 			ex->queue = ~0u - fz_below(r, 8);
 		*what = "EXEC on a queue that does not exist";

@@ -1017,12 +1017,14 @@ struct drm_vgpu_query_paging {
  * %DRM_VGPU_MAX_VMS); VM_DESTROY ends it.  A VM's id is freed for reuse
  * once destroyed; an ioctl racing VM_DESTROY either completes on the VM
  * before it goes or gets -ENOENT.  Destroying a VM is what closing the
- * file does to the default VM: the VM is banned, jobs still queued get a
- * short grace period to reach the device and are then killed, and
- * VM_DESTROY waits a bounded time (one second, killably) for the jobs on
- * the device; if they still run, the VM's page tables and hardware
- * context are freed when they end.  The VM's mappings go at once: BOs
- * mapped only in it become idle for the VM.
+ * file does to the default VM: VM_DESTROY waits, killably, until the VM's
+ * queued jobs have reached the device (a job waiting for a syncobj waits
+ * with it; at process exit, or on SIGKILL, what is left is killed), bans
+ * the VM, so that a job not yet started fails with -ECANCELED, and waits
+ * at most one second, killably, for the jobs on the device; if they still
+ * run, the VM's mappings, page tables and hardware context are freed when
+ * they end, which is at the latest one job timeout later (a banned VM's
+ * jobs get no extension).
  *
  * Every VM, the default one included, has one fixed exec queue of normal
  * priority per ring: EXEC @queue values below %DRM_VGPU_PARAM_EXEC_QUEUES.
@@ -1155,8 +1157,9 @@ struct drm_vgpu_exec_queue_create {
 /**
  * struct drm_vgpu_exec_queue_destroy - destroy a created exec queue
  *
- * Jobs of the queue not yet handed to the ring get a short grace period
- * and are then killed (their fences end with an error), as at file close;
+ * Like closing the file for its jobs: EXEC_QUEUE_DESTROY waits, killably,
+ * until the queue's jobs have been handed to the ring (at process exit, or
+ * on SIGKILL, those left are killed and their fences end with an error);
  * jobs on the ring run to completion.
  *
  * Errors: -EINVAL for non-zero @pad; -ENOENT for an unknown @queue_id.

@@ -194,8 +194,9 @@ out:
  * vgpu_vm_entities_fini() - flush a closing file's entities
  * @vm: the file's VM
  *
- * Queued jobs are given the entity's flush timeout (a killable wait) to
- * reach the device, then killed.  Jobs on the device are not waited for:
+ * Waits until the queued jobs reached the device: killably, or at process
+ * exit for at most the scheduler's flush timeout (drm_sched_entity_flush());
+ * what is left then is killed.  Jobs on the device are not waited for:
  * the caller waits for them (vgpu_queues_vm_fence()) before the VM's page
  * tables go.
  */

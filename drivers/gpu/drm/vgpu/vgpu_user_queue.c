@@ -38,8 +38,7 @@
  * while it holds the VM (vgpu_file_vm_get()); EXEC_QUEUE_DESTROY takes the
  * queue out of the file's xarray, then waits for those EXECs by taking the
  * VM's &vgpu_vm.users for writing, and only then flushes and frees the
- * entity as a closing file does (vgpu_vm_entities_fini()'s flush: queued
- * jobs get the flush timeout, then are killed).
+ * entity as a closing file does (vgpu_vm_entities_fini()).
  */
 
 #define VGPU_USER_QUEUE_IDS	XA_LIMIT(DRM_VGPU_EXEC_QUEUE_ID_BASE, \

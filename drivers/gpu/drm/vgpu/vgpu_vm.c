@@ -636,11 +636,12 @@ static void vgpu_vm_close_work(struct work_struct *work)
 }
 
 /**
- * vgpu_vm_close() - the file owning a VM is closing
- * @vm: the file's VM
+ * vgpu_vm_close() - the file owning a VM is closing, or VM_DESTROY
+ * @vm: the VM; nothing can submit to it any more
  *
- * Jobs still queued get the scheduler's flush timeout to reach the
- * device, then are killed; the VM is banned, so that its jobs on the
+ * Jobs still queued are waited for until they reach the device (killably;
+ * at process exit for the scheduler's flush timeout at most), then the
+ * rest is killed; the VM is banned, so that its jobs on the
  * device end by the job timeout at the latest (no extension for progress)
  * and nothing new starts.  close() waits for them (every job of the VM on
  * every ring, vgpu_queues_vm_fence()) for at most %VGPU_VM_CLOSE_WAIT_MS,
