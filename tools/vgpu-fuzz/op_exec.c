@@ -110,6 +110,7 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 			ex->queue = DRM_VGPU_EXEC_QUEUE_ID_BASE +
 				    fz_below(r, DRM_VGPU_MAX_EXEC_QUEUES);
 			*what = "EXEC on a created queue id never created";
+			*alt = ECANCELED;	/* looked up after the ban check */
 			return ENOENT;
 		}
 		/* Between the fixed indices and the created ids, or past both. */

@@ -465,6 +465,73 @@ TEST_F(mvm, destroy_with_queued_jobs)
 	EXPECT_EQ(4, ((uint32_t *)own.cpu)[0]);
 }
 
+/*
+ * Ioctls racing VM_DESTROY on the same file: a child process (same open
+ * file) maps, unmaps, submits and queries in a loop until the id is gone;
+ * every call either works on the VM or sees -ENOENT, nothing else.
+ */
+static int race_vm(struct vgpu_dev *dev, uint32_t vm, uint32_t bo)
+{
+	struct drm_vgpu_query_vm q;
+	struct vgpu_cmd cmd;
+	int i, ret = 0;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, VA, 4096, 1);
+	for (i = 0; i < 100000 && ret != -ENOENT; i++) {
+		switch (i % 4) {
+		case 0:
+			ret = vgpu_vm_map_in(dev, vm, bo, 0, VA + 2 * MiB, 4096,
+					     VGPU_MAP_RW);
+			break;
+		case 1:
+			ret = vgpu_vm_unmap_in(dev, vm, VA + 2 * MiB, 4096);
+			break;
+		case 2:
+			ret = vgpu_submit_in(dev, vm, 0, &cmd, NULL, 0, 0);
+			break;
+		default:
+			ret = vgpu_query_vm_in(dev, vm, &q);
+			break;
+		}
+		/* EXEC may meet the ban VM_DESTROY sets before the id goes. */
+		if (ret && ret != -ENOENT && ret != -ECANCELED)
+			return 1;
+	}
+	vgpu_cmd_fini(&cmd);
+	return ret == -ENOENT ? 0 : 2;
+}
+
+TEST_F(mvm, destroy_races_ioctls)
+{
+	struct vgpu_dev *dev = &self->dev;
+	struct vbuf b;
+	int round, status;
+	uint32_t vm;
+	pid_t pid;
+
+	for (round = 0; round < 8; round++) {
+		ASSERT_EQ(0, vgpu_vm_create(dev, &vm));
+		ASSERT_EQ(0, vbuf_create(dev, vm, &b, 4096, VA));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(race_vm(dev, vm, b.bo));
+		usleep(20000 + 10000 * round);
+		EXPECT_EQ(0, vgpu_vm_destroy(dev, vm));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+		vgpu_bo_unmap(b.cpu, b.size);
+		vgpu_bo_close(dev, b.bo);
+	}
+	EXPECT_EQ(1, fdinfo_u64(dev->fd, "drm-vgpu-vms"));
+	/* The file goes on with its default VM. */
+	ASSERT_EQ(0, vbuf_create(dev, 0, &b, 4096, VA));
+	EXPECT_EQ(0, run_fill(dev, 0, 0, VA, 6));
+	EXPECT_EQ(6, ((uint32_t *)b.cpu)[0]);
+}
+
 /* ------------------------------------------------------------- fdinfo --- */
 
 TEST_F(mvm, fdinfo_sums_the_vms)

@@ -187,18 +187,14 @@ struct vgpu_fdinfo_sum {
 /* Adds what a live VM holds now and its counters to @s. */
 static void vgpu_fdinfo_vm_add(struct vgpu_fdinfo_sum *s, struct vgpu_vm *vm)
 {
-	struct drm_gpuva *va;
+	u64 mappings, mapped;
 
 	vgpu_fdinfo_totals_add(&s->t, vm);
 	s->vms++;
 	s->banned += vgpu_vm_banned(vm);
-	down_read(&vm->lock);
-	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
-				    VGPU_VM_USER_END) {
-		s->mappings++;
-		s->mapped += va->va.range;
-	}
-	up_read(&vm->lock);
+	vgpu_vm_count_mappings(vm, &mappings, &mapped);
+	s->mappings += mappings;
+	s->mapped += mapped;
 	mutex_lock(&vm->pt_lock);
 	s->pt_pages += vm->pt_stats.tables;
 	mutex_unlock(&vm->pt_lock);

@@ -903,13 +903,33 @@ out_free:
 }
 
 /**
+ * vgpu_vm_count_mappings() - a VM's user mappings
+ * @vm: VM
+ * @mappings: out, how many
+ * @bytes: out, bytes of VA they cover
+ */
+void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes)
+{
+	struct drm_gpuva *va;
+
+	*mappings = 0;
+	*bytes = 0;
+	down_read(&vm->lock);
+	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
+				    VGPU_VM_USER_END) {
+		(*mappings)++;
+		*bytes += va->va.range;
+	}
+	up_read(&vm->lock);
+}
+
+/**
  * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a VM
  * @vm: VM
  * @q: report, zeroed by the caller
  */
 void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q)
 {
-	struct drm_gpuva *va;
 	int hw_ctx;
 
 	vgpu_ctx_counters(vm, q->device, &hw_ctx);
@@ -917,14 +937,7 @@ void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q)
 	q->state = (vgpu_vm_banned(vm) ? DRM_VGPU_VM_STATE_BANNED : 0) |
 		   (hw_ctx >= 0 ? DRM_VGPU_VM_STATE_HAS_CONTEXT : 0);
 
-	down_read(&vm->lock);
-	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
-				    VGPU_VM_USER_END) {
-		q->mappings++;
-		q->mapped_bytes += va->va.range;
-	}
-	up_read(&vm->lock);
-
+	vgpu_vm_count_mappings(vm, &q->mappings, &q->mapped_bytes);
 	mutex_lock(&vm->pt_lock);
 	q->pt_pages = vm->pt_stats.tables;
 	q->leaves_4k = vm->pt_stats.leaves_4k;

@@ -78,6 +78,7 @@ int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 		       u64 pte_flags);
 void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up);
+void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes);
 void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q);
 
 int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,
