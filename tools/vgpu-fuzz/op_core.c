@@ -164,7 +164,8 @@ static void op_raw_ioctl(struct fz_thread *t, struct fz_ctx *c)
 	case 0:
 		/* Past the driver's last ioctl, and unused core numbers. */
 		req = _IOC(fz_below(r, 4), DRM_IOCTL_BASE,
-			   fz_chance(r, 50) ? DRM_COMMAND_BASE + fz_range(r, 9, 0x5f) :
+			   fz_chance(r, 50) ? DRM_COMMAND_BASE +
+					      fz_range(r, DRM_VGPU_EXEC_QUEUE_DESTROY + 1, 0x5f) :
 					      fz_range(r, 0xd1, 0xff), size);
 		what = "an ioctl number nobody defined";
 		break;

@@ -414,7 +414,6 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 					     args->num_in_syncs, sizeof(u32));
 		if (IS_ERR(in_syncs)) {
 			ret = PTR_ERR(in_syncs);
-			in_syncs = NULL;
 			goto out_put_vm;
 		}
 	}
