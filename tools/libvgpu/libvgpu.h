@@ -332,6 +332,9 @@ int vgpu_exec(struct vgpu_dev *dev, struct drm_vgpu_exec *args);
  */
 int vgpu_run(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd,
 	     int64_t timeout_ns);
+/** vgpu_run_in() - vgpu_run() in VM @vm_id (@queue as for vgpu_submit_in()). */
+int vgpu_run_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t queue,
+		const struct vgpu_cmd *cmd, int64_t timeout_ns);
 
 int vgpu_syncobj_create(struct vgpu_dev *dev, uint32_t *handle);
 int vgpu_syncobj_destroy(struct vgpu_dev *dev, uint32_t handle);

@@ -89,13 +89,19 @@ int vgpu_syncobj_status(struct vgpu_dev *dev, uint32_t handle)
 int vgpu_run(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd,
 	     int64_t timeout_ns)
 {
+	return vgpu_run_in(dev, 0, queue, cmd, timeout_ns);
+}
+
+int vgpu_run_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t queue,
+		const struct vgpu_cmd *cmd, int64_t timeout_ns)
+{
 	uint32_t sync;
 	int ret;
 
 	ret = vgpu_syncobj_create(dev, &sync);
 	if (ret)
 		return ret;
-	ret = vgpu_submit(dev, queue, cmd, NULL, 0, sync);
+	ret = vgpu_submit_in(dev, vm_id, queue, cmd, NULL, 0, sync);
 	if (!ret)
 		ret = vgpu_syncobj_wait(dev, sync, timeout_ns);
 	if (!ret) {

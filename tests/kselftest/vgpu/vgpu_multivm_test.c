@@ -47,22 +47,13 @@ static int run_fill(struct vgpu_dev *dev, uint32_t vm, uint32_t queue,
 		    uint64_t va, uint32_t value)
 {
 	struct vgpu_cmd cmd;
-	uint32_t sync;
 	int ret;
 
-	ret = vgpu_syncobj_create(dev, &sync);
-	if (ret)
-		return ret;
 	vgpu_cmd_init(&cmd);
 	vgpu_cmd_fill(&cmd, va, 4096, value);
-	ret = vgpu_submit_in(dev, vm, queue, &cmd, NULL, 0, sync);
+	ret = vgpu_run_in(dev, vm, queue, &cmd, 30 * SEC);
 	vgpu_cmd_fini(&cmd);
-	if (!ret)
-		ret = vgpu_syncobj_wait(dev, sync, 30 * SEC);
-	if (!ret)
-		ret = vgpu_syncobj_status(dev, sync);
-	vgpu_syncobj_destroy(dev, sync);
-	return ret == 1 ? 0 : ret;
+	return ret;
 }
 
 static int vm_destroy_raw(int fd, uint32_t id, uint32_t pad)
@@ -331,12 +322,26 @@ static pid_t release_later(struct vbuf *flags, unsigned int us)
 	return pid;
 }
 
-static double seconds_since(const struct timespec *t0)
+/*
+ * VM_DESTROY of @vm while a child releases flag 0 after @release_us;
+ * the seconds it took, or -1 if it failed.  The child goes in @pid.
+ */
+static double destroy_timed(struct vgpu_dev *dev, uint32_t vm,
+			    struct vbuf *flags, unsigned int release_us,
+			    pid_t *pid)
 {
-	struct timespec t1;
+	struct timespec t0, t1;
+	int ret;
 
+	*pid = release_later(flags, release_us);
+	if (*pid < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = vgpu_vm_destroy(dev, vm);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return t1.tv_sec - t0->tv_sec + (t1.tv_nsec - t0->tv_nsec) * 1e-9;
+	if (ret)
+		return -1;
+	return t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 }
 
 /* Page-table pages of the device once they are back to @want, or not. */
@@ -365,7 +370,6 @@ TEST_F(mvm, destroy_defers_teardown_of_a_running_job)
 	struct vgpu_dev *dev = &self->dev;
 	struct drm_vgpu_query_memory m0, m1;
 	uint32_t vm, s_run;
-	struct timespec t0;
 	struct vbuf flags, own;
 	double took;
 	int status;
@@ -381,11 +385,8 @@ TEST_F(mvm, destroy_defers_teardown_of_a_running_job)
 	ASSERT_EQ(0, vgpu_query_memory(dev, &m1));
 	EXPECT_LT(m0.pt_pages, m1.pt_pages);
 
-	pid = release_later(&flags, 2500000);
+	took = destroy_timed(dev, vm, &flags, 2500000, &pid);
 	ASSERT_LE(0, pid);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	EXPECT_EQ(0, vgpu_vm_destroy(dev, vm));
-	took = seconds_since(&t0);
 	TH_LOG("VM_DESTROY returned after %.2f s", took);
 	/* Waited about VGPU_VM_CLOSE_WAIT_MS for the job, then deferred. */
 	EXPECT_LE(0.8, took);
@@ -420,7 +421,6 @@ TEST_F(mvm, destroy_with_queued_jobs)
 	uint32_t vm, s_run, s_queued;
 	struct vbuf flags, own;
 	struct vgpu_cmd cmd;
-	struct timespec t0;
 	double took;
 	int st, status;
 	pid_t pid;
@@ -440,11 +440,8 @@ TEST_F(mvm, destroy_with_queued_jobs)
 	ASSERT_EQ(0, vgpu_submit_in(dev, vm, 1, &cmd, &s_run, 1, s_queued));
 	vgpu_cmd_fini(&cmd);
 
-	pid = release_later(&flags, 1000000);
+	took = destroy_timed(dev, vm, &flags, 1000000, &pid);
 	ASSERT_LE(0, pid);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	EXPECT_EQ(0, vgpu_vm_destroy(dev, vm));
-	took = seconds_since(&t0);
 	TH_LOG("VM_DESTROY returned after %.2f s", took);
 	EXPECT_LE(0.5, took);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
