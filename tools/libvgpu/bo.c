@@ -115,30 +115,16 @@ int vgpu_bo_import(struct vgpu_dev *dev, int dmabuf_fd, uint32_t *handle)
 int vgpu_vm_bind(struct vgpu_dev *dev, const struct drm_vgpu_vm_bind_op *ops,
 		 uint32_t num_ops)
 {
-	struct drm_vgpu_vm_bind vb = {
-		.num_ops = num_ops, .ops = (uintptr_t)ops,
-		.op_size = sizeof(*ops),
-	};
-
-	return vgpu_ioctl(dev->fd, DRM_IOCTL_VGPU_VM_BIND, &vb);
+	return vgpu_vm_bind_in(dev, 0, ops, num_ops);
 }
 
 int vgpu_vm_map(struct vgpu_dev *dev, uint32_t handle, uint64_t bo_offset,
 		uint64_t va, uint64_t range, uint32_t perms)
 {
-	struct drm_vgpu_vm_bind_op op = {
-		.op = DRM_VGPU_VM_BIND_OP_MAP, .flags = perms, .handle = handle,
-		.bo_offset = bo_offset, .va = va, .range = range,
-	};
-
-	return vgpu_vm_bind(dev, &op, 1);
+	return vgpu_vm_map_in(dev, 0, handle, bo_offset, va, range, perms);
 }
 
 int vgpu_vm_unmap(struct vgpu_dev *dev, uint64_t va, uint64_t range)
 {
-	struct drm_vgpu_vm_bind_op op = {
-		.op = DRM_VGPU_VM_BIND_OP_UNMAP, .va = va, .range = range,
-	};
-
-	return vgpu_vm_bind(dev, &op, 1);
+	return vgpu_vm_unmap_in(dev, 0, va, range);
 }

@@ -109,8 +109,15 @@ void vgpu_close(struct vgpu_dev *dev)
 
 int vgpu_query(struct vgpu_dev *dev, uint32_t type, void *data, uint32_t size)
 {
+	return vgpu_query_in(dev, 0, type, data, size);
+}
+
+int vgpu_query_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t type,
+		  void *data, uint32_t size)
+{
 	struct drm_vgpu_query q = {
 		.type = type, .size = size, .data = (uintptr_t)data,
+		.vm_id = vm_id,
 	};
 
 	memset(data, 0, size);
@@ -124,7 +131,13 @@ int vgpu_query_memory(struct vgpu_dev *dev, struct drm_vgpu_query_memory *mem)
 
 int vgpu_query_vm(struct vgpu_dev *dev, struct drm_vgpu_query_vm *vm)
 {
-	return vgpu_query(dev, DRM_VGPU_QUERY_VM, vm, sizeof(*vm));
+	return vgpu_query_vm_in(dev, 0, vm);
+}
+
+int vgpu_query_vm_in(struct vgpu_dev *dev, uint32_t vm_id,
+		     struct drm_vgpu_query_vm *vm)
+{
+	return vgpu_query_in(dev, vm_id, DRM_VGPU_QUERY_VM, vm, sizeof(*vm));
 }
 
 int vgpu_query_counters(struct vgpu_dev *dev, struct drm_vgpu_query_counters *ctr)

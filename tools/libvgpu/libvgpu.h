@@ -57,7 +57,8 @@ extern "C" {
 
 /**
  * struct vgpu_dev - an open vgpu render node and its parameters
- * @fd: the render node's file descriptor; owns one GPU VM.
+ * @fd: the render node's file descriptor; owns a default GPU VM (id 0)
+ *	and those vgpu_vm_create() made.
  * @vram_size: VRAM bytes.
  * @visible_size: CPU-visible VRAM bytes.
  * @va_start: first GPU VA that may be bound.
@@ -191,6 +192,41 @@ int vgpu_vm_map(struct vgpu_dev *dev, uint32_t handle, uint64_t bo_offset,
 /** vgpu_vm_unmap() - unmap [@va, @va + @range). */
 int vgpu_vm_unmap(struct vgpu_dev *dev, uint64_t va, uint64_t range);
 
+/*
+ * More VMs per file.  The functions above act on the file's default VM,
+ * id 0; the ``_in`` variants take the VM's id.
+ */
+
+/** vgpu_vm_create() - VM_CREATE: a new empty VM, its id in @vm_id. */
+int vgpu_vm_create(struct vgpu_dev *dev, uint32_t *vm_id);
+/** vgpu_vm_destroy() - VM_DESTROY (see &struct drm_vgpu_vm_destroy). */
+int vgpu_vm_destroy(struct vgpu_dev *dev, uint32_t vm_id);
+/** vgpu_vm_bind_in() - vgpu_vm_bind() on VM @vm_id. */
+int vgpu_vm_bind_in(struct vgpu_dev *dev, uint32_t vm_id,
+		    const struct drm_vgpu_vm_bind_op *ops, uint32_t num_ops);
+/** vgpu_vm_map_in() - vgpu_vm_map() on VM @vm_id. */
+int vgpu_vm_map_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t handle,
+		   uint64_t bo_offset, uint64_t va, uint64_t range,
+		   uint32_t perms);
+/** vgpu_vm_unmap_in() - vgpu_vm_unmap() on VM @vm_id. */
+int vgpu_vm_unmap_in(struct vgpu_dev *dev, uint32_t vm_id, uint64_t va,
+		     uint64_t range);
+
+/**
+ * vgpu_exec_queue_create() - EXEC_QUEUE_CREATE
+ * @dev: device
+ * @vm_id: the VM the queue's jobs run in
+ * @ring: ring, below @dev->exec_queues
+ * @priority: ``DRM_VGPU_QUEUE_PRIORITY_*`` (HIGH needs CAP_SYS_NICE)
+ * @queue_id: out, for vgpu_submit_in()'s @queue
+ *
+ * Return: 0 or a negative errno (see &struct drm_vgpu_exec_queue_create).
+ */
+int vgpu_exec_queue_create(struct vgpu_dev *dev, uint32_t vm_id, uint32_t ring,
+			   uint32_t priority, uint32_t *queue_id);
+/** vgpu_exec_queue_destroy() - EXEC_QUEUE_DESTROY. */
+int vgpu_exec_queue_destroy(struct vgpu_dev *dev, uint32_t queue_id);
+
 /* ------------------------------------------------------ command building */
 
 /**
@@ -270,6 +306,15 @@ uint64_t vgpu_fnv1a64(const void *data, size_t size);
  */
 int vgpu_submit(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd,
 		const uint32_t *in_syncs, uint32_t num_in_syncs, uint32_t out_sync);
+/**
+ * vgpu_submit_in() - vgpu_submit() in VM @vm_id
+ *
+ * @queue is a fixed queue index (below @dev->exec_queues) or the id of a
+ * queue vgpu_exec_queue_create() made for @vm_id.
+ */
+int vgpu_submit_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t queue,
+		   const struct vgpu_cmd *cmd, const uint32_t *in_syncs,
+		   uint32_t num_in_syncs, uint32_t out_sync);
 
 /** vgpu_exec() - EXEC with every argument. */
 int vgpu_exec(struct vgpu_dev *dev, struct drm_vgpu_exec *args);
@@ -341,6 +386,9 @@ int vgpu_submit_sync(struct vgpu_dev *dev, uint32_t queue,
  */
 int vgpu_run(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd,
 	     int64_t timeout_ns);
+/** vgpu_run_in() - vgpu_run() in VM @vm_id (@queue as for vgpu_submit_in()). */
+int vgpu_run_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t queue,
+		const struct vgpu_cmd *cmd, int64_t timeout_ns);
 
 int vgpu_syncobj_create(struct vgpu_dev *dev, uint32_t *handle);
 int vgpu_syncobj_destroy(struct vgpu_dev *dev, uint32_t handle);
@@ -386,6 +434,12 @@ int vgpu_sync_file_merge(int fd1, int fd2, int *merged);
 int vgpu_query(struct vgpu_dev *dev, uint32_t type, void *data, uint32_t size);
 int vgpu_query_memory(struct vgpu_dev *dev, struct drm_vgpu_query_memory *mem);
 int vgpu_query_vm(struct vgpu_dev *dev, struct drm_vgpu_query_vm *vm);
+/** vgpu_query_in() - vgpu_query() naming VM @vm_id (VM and PAGING types). */
+int vgpu_query_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t type,
+		  void *data, uint32_t size);
+/** vgpu_query_vm_in() - the counters of VM @vm_id. */
+int vgpu_query_vm_in(struct vgpu_dev *dev, uint32_t vm_id,
+		     struct drm_vgpu_query_vm *vm);
 int vgpu_query_counters(struct vgpu_dev *dev, struct drm_vgpu_query_counters *ctr);
 
 /* ---------------------------------------------------------- demand paging */

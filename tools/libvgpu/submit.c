@@ -35,11 +35,20 @@ void vgpu_exec_inline(struct drm_vgpu_exec *args, uint32_t queue,
 int vgpu_submit(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd,
 		const uint32_t *in_syncs, uint32_t num_in_syncs, uint32_t out_sync)
 {
+	return vgpu_submit_in(dev, 0, queue, cmd, in_syncs, num_in_syncs,
+			      out_sync);
+}
+
+int vgpu_submit_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t queue,
+		   const struct vgpu_cmd *cmd, const uint32_t *in_syncs,
+		   uint32_t num_in_syncs, uint32_t out_sync)
+{
 	struct drm_vgpu_exec ex;
 
 	if (cmd->error)
 		return cmd->error;
 	vgpu_exec_inline(&ex, queue, cmd);
+	ex.vm_id = vm_id;
 	ex.in_syncs = (uintptr_t)in_syncs;
 	ex.num_in_syncs = num_in_syncs;
 	ex.out_sync = out_sync;
@@ -163,13 +172,19 @@ int vgpu_sync_file_merge(int fd1, int fd2, int *merged)
 int vgpu_run(struct vgpu_dev *dev, uint32_t queue, const struct vgpu_cmd *cmd,
 	     int64_t timeout_ns)
 {
+	return vgpu_run_in(dev, 0, queue, cmd, timeout_ns);
+}
+
+int vgpu_run_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t queue,
+		const struct vgpu_cmd *cmd, int64_t timeout_ns)
+{
 	uint32_t sync;
 	int ret;
 
 	ret = vgpu_syncobj_create(dev, &sync);
 	if (ret)
 		return ret;
-	ret = vgpu_submit(dev, queue, cmd, NULL, 0, sync);
+	ret = vgpu_submit_in(dev, vm_id, queue, cmd, NULL, 0, sync);
 	if (!ret)
 		ret = vgpu_syncobj_wait(dev, sync, timeout_ns);
 	if (!ret) {

@@ -113,12 +113,17 @@ static void op_query(struct fz_thread *t, struct fz_ctx *c)
 	if (fz_chance(r, 5))
 		q.flags = fz_interesting32(r) | 1;
 	else if (fz_chance(r, 5))
-		q.pad = fz_interesting32(r) | 1;
+		q.vm_id = fz_interesting32(r) | 1;
 	ret = fz_ioctl(t, c->dev.fd, DRM_IOCTL_VGPU_QUERY, &q);
-	if (q.flags || q.pad)
-		fz_expect(t, c, ret, EINVAL, "QUERY with flags or pad set");
+	if (q.flags)
+		fz_expect(t, c, ret, EINVAL, "QUERY with flags set");
 	else if (q.type >= 4)
 		fz_expect(t, c, ret, EINVAL, "QUERY of an unknown type");
+	else if (q.vm_id && (q.type == DRM_VGPU_QUERY_VM ||
+			     q.type == DRM_VGPU_QUERY_PAGING))
+		fz_expect(t, c, ret, ENOENT, "QUERY of an unknown vm_id");
+	else if (q.vm_id)
+		fz_expect(t, c, ret, EINVAL, "QUERY with a vm_id for a device report");
 	else if (!ret && q.size > sizes[q.type] && c->private)
 		fz_finding(t, "QUERY %u reported %u bytes, the report has %u",
 			   q.type, q.size, sizes[q.type]);
@@ -159,7 +164,8 @@ static void op_raw_ioctl(struct fz_thread *t, struct fz_ctx *c)
 	case 0:
 		/* Past the driver's last ioctl, and unused core numbers. */
 		req = _IOC(fz_below(r, 4), DRM_IOCTL_BASE,
-			   fz_chance(r, 50) ? DRM_COMMAND_BASE + fz_range(r, 9, 0x5f) :
+			   fz_chance(r, 50) ? DRM_COMMAND_BASE +
+					      fz_range(r, DRM_VGPU_EXEC_QUEUE_DESTROY + 1, 0x5f) :
 					      fz_range(r, 0xd1, 0xff), size);
 		what = "an ioctl number nobody defined";
 		break;

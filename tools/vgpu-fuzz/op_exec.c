@@ -92,8 +92,10 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 	case 0:
 		switch (fz_below(r, 3)) {
 		case 0:
+			/* The fuzzer creates no VM: every other id is unknown. */
 			ex->vm_id = fz_interesting32(r) | 1;
-			break;
+			*what = "EXEC on an unknown vm_id";
+			return ENOENT;
 		case 1:
 			ex->pad = fz_interesting32(r) | 1;
 			break;
@@ -101,14 +103,25 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 			ex->reserved = fz_interesting64(r) | 1;
 			break;
 		}
-		*what = "EXEC with vm_id, pad or reserved set";
+		*what = "EXEC with pad or reserved set";
 		return EINVAL;
 	case 1:
 		ex->flags |= fz_bad_bits(r, DRM_VGPU_EXEC_FLAGS_ALL);
 		*what = "EXEC with an unknown flag";
 		return EINVAL;
 	case 2:
-		ex->queue = fz_dev.dev.exec_queues + fz_below(r, 1000);
+		if (fz_chance(r, 20)) {
+			/* The fuzzer creates no exec queue: every id is unknown. */
+			ex->queue = DRM_VGPU_EXEC_QUEUE_ID_BASE +
+				    fz_below(r, DRM_VGPU_MAX_EXEC_QUEUES);
+			*what = "EXEC on a created queue id never created";
+			*alt = ECANCELED;	/* looked up after the ban check */
+			return ENOENT;
+		}
+		/* Between the fixed indices and the created ids, or past both. */
+		ex->queue = fz_dev.dev.exec_queues +
+			    fz_below(r, DRM_VGPU_EXEC_QUEUE_ID_BASE -
+					fz_dev.dev.exec_queues);
 		if (fz_chance(r, 30))
 			ex->queue = ~0u - fz_below(r, 8);
 		*what = "EXEC on a queue that does not exist";

@@ -215,9 +215,10 @@ static void op_vm_bind(struct fz_thread *t, struct fz_ctx *c)
 	if (!err && fz_chance(r, 10)) {
 		switch (fz_below(r, 6)) {
 		case 0:
+			/* The fuzzer creates no VM: every other id is unknown. */
 			vb.vm_id = fz_interesting32(r) | 1;
-			what = "VM_BIND with a vm_id";
-			err = EINVAL;
+			what = "VM_BIND on an unknown vm_id";
+			err = ENOENT;
 			break;
 		case 1:
 			vb.flags = fz_bad_bits(r, 0);
@@ -327,8 +328,8 @@ static void op_prefetch(struct fz_thread *t, struct fz_ctx *c)
 			what = "flags set";
 			break;
 		case 1:
-			pf.reserved = fz_interesting64(r) | 1;
-			what = "reserved set";
+			pf.pad = fz_interesting32(r) | 1;
+			what = "pad set";
 			break;
 		case 2:
 			pf.placement = fz_chance(r, 30) ? 0 : fz_chance(r, 50) ?
@@ -380,8 +381,8 @@ static void op_advise(struct fz_thread *t, struct fz_ctx *c)
 			what = "flags set";
 			break;
 		case 1:
-			ad.reserved = fz_interesting64(r) | 1;
-			what = "reserved set";
+			ad.pad = fz_interesting32(r) | 1;
+			what = "pad set";
 			break;
 		case 2:
 			ad.advice = fz_range(r, 3, ~0u);

@@ -26,7 +26,8 @@ extern "C" {
  *   else is refused with -EINVAL before the ioctl has any effect.
  * - Pointers to user memory are carried in ``__u64`` fields; a pointer the
  *   kernel cannot read or write gives -EFAULT.
- * - An unknown object handle (GEM handle, syncobj) gives -ENOENT.
+ * - An unknown object handle (GEM handle, syncobj, VM id, exec queue id)
+ *   gives -ENOENT, as does a VM id or queue id that was destroyed.
  * - Ioctl numbers are allocated densely from %DRM_COMMAND_BASE.
  *
  * The objects:
@@ -35,13 +36,20 @@ extern "C" {
  *   PRIME ioctls): memory in VRAM or in system memory, moved between them by
  *   the kernel under memory pressure.  Contents are always zeroed at
  *   creation and survive every move.
- * - **The GPU VM**: every open file of the render node owns one GPU virtual
- *   address space.  VM_BIND maps BO ranges into it with read, write and
- *   execute permissions and unmaps them again.
+ * - **GPU VMs**: every open file of the render node owns a default GPU
+ *   virtual address space, VM id 0, and may create more (VM_CREATE,
+ *   VM_DESTROY); the ioctls that act on a VM name it by ``vm_id``.  VM_BIND
+ *   maps BO ranges into a VM with read, write and execute permissions and
+ *   unmaps them again.  VMs are isolated from each other like the VMs of
+ *   different files: a job sees only its own VM's mappings, and a GPU fault
+ *   bans only the VM it happened in.
  * - **Jobs** (EXEC): device command streams (``vgpu_hw.h``: COPY, FILL,
- *   WRITE, FENCE, WAIT, TIMESTAMP, TOUCH, CHECKSUM) run on one of the exec
- *   queues against the file's VM, ordered by syncobjs and by the BOs'
- *   reservation objects (implicit sync).  WAIT_BO waits for a BO to go idle.
+ *   WRITE, FENCE, WAIT, TIMESTAMP, TOUCH, CHECKSUM) run on an exec queue
+ *   against a VM, ordered by syncobjs and by the BOs' reservation objects
+ *   (implicit sync).  Each VM has one implicit queue of normal priority per
+ *   ring (the fixed queue indices below %DRM_VGPU_PARAM_EXEC_QUEUES);
+ *   EXEC_QUEUE_CREATE makes further queues bound to one VM, with a
+ *   priority.  WAIT_BO waits for a BO to go idle.
  * - **QUERY**: memory statistics, device counters and per-VM counters.
  */
 
@@ -60,6 +68,10 @@ extern "C" {
  * - %DRM_VGPU_QUERY (0x06): &struct drm_vgpu_query
  * - %DRM_VGPU_PREFETCH (0x07): &struct drm_vgpu_prefetch
  * - %DRM_VGPU_ADVISE (0x08): &struct drm_vgpu_advise
+ * - %DRM_VGPU_VM_CREATE (0x09): &struct drm_vgpu_vm_create
+ * - %DRM_VGPU_VM_DESTROY (0x0a): &struct drm_vgpu_vm_destroy
+ * - %DRM_VGPU_EXEC_QUEUE_CREATE (0x0b): &struct drm_vgpu_exec_queue_create
+ * - %DRM_VGPU_EXEC_QUEUE_DESTROY (0x0c): &struct drm_vgpu_exec_queue_destroy
  */
 #define DRM_VGPU_GET_PARAM		0x00
 #define DRM_VGPU_BO_CREATE		0x01
@@ -70,6 +82,10 @@ extern "C" {
 #define DRM_VGPU_QUERY			0x06
 #define DRM_VGPU_PREFETCH		0x07
 #define DRM_VGPU_ADVISE			0x08
+#define DRM_VGPU_VM_CREATE		0x09
+#define DRM_VGPU_VM_DESTROY		0x0a
+#define DRM_VGPU_EXEC_QUEUE_CREATE	0x0b
+#define DRM_VGPU_EXEC_QUEUE_DESTROY	0x0c
 
 /** DRM_IOCTL_VGPU_GET_PARAM - read one device parameter, &struct drm_vgpu_get_param */
 #define DRM_IOCTL_VGPU_GET_PARAM \
@@ -103,6 +119,20 @@ extern "C" {
 /** DRM_IOCTL_VGPU_ADVISE - record a placement hint for a VA range, &struct drm_vgpu_advise */
 #define DRM_IOCTL_VGPU_ADVISE \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_ADVISE, struct drm_vgpu_advise)
+/** DRM_IOCTL_VGPU_VM_CREATE - create a GPU VM, &struct drm_vgpu_vm_create */
+#define DRM_IOCTL_VGPU_VM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_VM_CREATE, struct drm_vgpu_vm_create)
+/** DRM_IOCTL_VGPU_VM_DESTROY - destroy a GPU VM, &struct drm_vgpu_vm_destroy */
+#define DRM_IOCTL_VGPU_VM_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_VM_DESTROY, struct drm_vgpu_vm_destroy)
+/** DRM_IOCTL_VGPU_EXEC_QUEUE_CREATE - create an exec queue, &struct drm_vgpu_exec_queue_create */
+#define DRM_IOCTL_VGPU_EXEC_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGPU_EXEC_QUEUE_CREATE, \
+		 struct drm_vgpu_exec_queue_create)
+/** DRM_IOCTL_VGPU_EXEC_QUEUE_DESTROY - destroy a created exec queue */
+#define DRM_IOCTL_VGPU_EXEC_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGPU_EXEC_QUEUE_DESTROY, \
+		 struct drm_vgpu_exec_queue_destroy)
 
 /**
  * enum drm_vgpu_param - device parameters reported by GET_PARAM
@@ -122,8 +152,9 @@ extern "C" {
  * @DRM_VGPU_PARAM_VA_START: first GPU virtual address VM_BIND accepts.
  * @DRM_VGPU_PARAM_VA_END: first GPU virtual address past the range VM_BIND
  *	accepts; the addresses above it are reserved for the kernel.
- * @DRM_VGPU_PARAM_EXEC_QUEUES: number of exec queues EXEC accepts
- *	(&drm_vgpu_exec.queue is below this).
+ * @DRM_VGPU_PARAM_EXEC_QUEUES: number of rings, that is of fixed exec
+ *	queues every VM has (&drm_vgpu_exec.queue below this) and of values
+ *	&drm_vgpu_exec_queue_create.ring accepts.
  * @DRM_VGPU_PARAM_CAPS: the device's capability register (``VGPU_CAPS_*`` in
  *	``vgpu_hw.h``; bit 5 says the device runs in strict checking mode).
  * @DRM_VGPU_PARAM_MAX_BO_SIZE: largest size BO_CREATE accepts, in bytes.
@@ -374,7 +405,7 @@ struct drm_vgpu_vm_bind_op {
 };
 
 /**
- * struct drm_vgpu_vm_bind - change the GPU mappings of the file's VM
+ * struct drm_vgpu_vm_bind - change the GPU mappings of a VM
  *
  * The operations run in array order, each seeing the result of the ones
  * before it.  Every operation's arguments are checked before any runs; if
@@ -397,12 +428,12 @@ struct drm_vgpu_vm_bind_op {
  *
  *	drmIoctl(fd, DRM_IOCTL_VGPU_VM_BIND, &vb);
  *
- * Errors: -EINVAL for non-zero @vm_id, @flags, @pad or reserved fields, a
+ * Errors: -EINVAL for non-zero @flags, @pad or reserved fields, a
  * bad op or permission, @num_ops zero or above 1024, @op_size other than
  * sizeof(struct drm_vgpu_vm_bind_op), an unaligned or empty range, a range
  * outside [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END), or a BO range
  * past the BO's end; -EFAULT for an unreadable @ops; -ENOENT for an unknown
- * BO handle; -EEXIST when a MAP's range is not free; -ENOSPC when a MAP
+ * BO handle or @vm_id; -EEXIST when a MAP's range is not free; -ENOSPC when a MAP
  * would take the VM's page tables past the module parameter
  * ``vm_max_pt_kib`` (an UNMAP is never refused for it) or VRAM has no room
  * for the page tables it needs (they are pinned in VRAM); -ENOMEM when a
@@ -411,7 +442,7 @@ struct drm_vgpu_vm_bind_op {
  * (``drm-vgpu-pt-bytes``); a file that maps nothing has none.
  */
 struct drm_vgpu_vm_bind {
-	/** @vm_id: must be zero (the file's VM). */
+	/** @vm_id: the VM: 0 for the file's default VM, or an id from VM_CREATE. */
 	__u32 vm_id;
 
 	/** @num_ops: number of entries at @ops, 1 to 1024. */
@@ -459,7 +490,7 @@ struct drm_vgpu_vm_bind {
  * struct drm_vgpu_exec - run a command stream on an exec queue
  *
  * The command stream is a sequence of device commands (``vgpu_hw.h``)
- * whose addresses are GPU virtual addresses of the file's VM.  It comes
+ * whose addresses are GPU virtual addresses of the VM @vm_id.  It comes
  * from one of two places:
  *
  * - **inline**, from user memory at @cmds: read at submission and copied
@@ -469,7 +500,7 @@ struct drm_vgpu_vm_bind {
  *   %DRM_VGPU_EXEC_MAX_CMDS_SIZE bytes.  When jobs in flight fill the
  *   buffer, EXEC waits (interruptibly) for the oldest to finish.
  * - **in a BO**, with %DRM_VGPU_EXEC_CMDS_BO: bytes @cmds_offset ..
- *   @cmds_offset + @cmds_size of the BO @cmds_handle, which the file's VM
+ *   @cmds_offset + @cmds_size of the BO @cmds_handle, which the VM
  *   must map, readable (VM_BIND with %DRM_VGPU_VM_BIND_READ), with one
  *   mapping covering the whole range.  The CPU does not read it: the
  *   device runs it in place, through the VM (a ``CALL`` command), so the
@@ -522,7 +553,14 @@ struct drm_vgpu_vm_bind {
  * A job that faults (unmapped or forbidden address)
  * or runs longer than the job timeout ends with an error on its fence
  * (-EFAULT, -ETIMEDOUT); a fault also bans the VM: every later EXEC and
- * VM_BIND on the file gets -ECANCELED.  Other files are not affected.
+ * VM_BIND on that VM gets -ECANCELED.  Other VMs, of the same file or
+ * others, are not affected.
+ *
+ * @queue names the exec queue: an index below %DRM_VGPU_PARAM_EXEC_QUEUES
+ * is one of the VM's fixed queues (normal priority; the only kind before
+ * EXEC_QUEUE_CREATE existed, so existing programs keep working), an id at
+ * or above %DRM_VGPU_EXEC_QUEUE_ID_BASE is a queue EXEC_QUEUE_CREATE
+ * returned, which must be bound to @vm_id.
  *
  * Usage::
  *
@@ -564,8 +602,10 @@ struct drm_vgpu_vm_bind {
  *	poll(&(struct pollfd){ .fd = b.out_fence_fd, .events = POLLIN }, 1, -1);
  *	close(b.out_fence_fd);
  *
- * Errors: -EINVAL for unknown @flags, non-zero @vm_id / @pad / @reserved,
- * @queue out of range, @cmds_size zero, not a multiple of 4 or above
+ * Errors: -EINVAL for unknown @flags, non-zero @pad / @reserved,
+ * @queue neither a fixed queue index nor in the range of created queue
+ * ids, a created @queue bound to another VM than @vm_id, @cmds_size
+ * zero, not a multiple of 4 or above
  * %DRM_VGPU_EXEC_MAX_CMDS_SIZE (inline) or %DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE
  * (in a BO), @num_in_syncs above %DRM_VGPU_EXEC_MAX_SYNCS, a BO range past
  * the BO's end or a @cmds_offset not a multiple of 4, @cmds_handle /
@@ -576,8 +616,8 @@ struct drm_vgpu_vm_bind {
  * @out_fence_fd not 0 without %DRM_VGPU_EXEC_OUT_FENCE_FD, or an
  * @in_fence_fd that is not an open sync_file (as msm, not -EBADF);
  * -EFAULT for an unreadable @cmds, @in_syncs or @in_points; -ENOENT for
- * an unknown BO or syncobj; -EMFILE when no fd is free for
- * @out_fence_fd;
+ * an unknown BO, syncobj, @vm_id or created @queue; -EMFILE when no fd is
+ * free for @out_fence_fd;
  * -ENXIO when no mapping of the VM covers the BO range, -EACCES when only
  * mappings without read permission do; -ENOMEM, or -ENOSPC (the VM's
  * page-table limit) when the stream buffer cannot be set up; -EINTR /
@@ -587,10 +627,13 @@ struct drm_vgpu_vm_bind {
  * fails with -EFAULT and bans the VM, like any GPU fault.
  */
 struct drm_vgpu_exec {
-	/** @vm_id: must be zero (the file's VM). */
+	/** @vm_id: the VM: 0 for the file's default VM, or an id from VM_CREATE. */
 	__u32 vm_id;
 
-	/** @queue: exec queue, below %DRM_VGPU_PARAM_EXEC_QUEUES. */
+	/**
+	 * @queue: a fixed exec queue, below %DRM_VGPU_PARAM_EXEC_QUEUES, or
+	 * an id from EXEC_QUEUE_CREATE.
+	 */
 	__u32 queue;
 
 	/** @flags: mask of ``DRM_VGPU_EXEC_*``. */
@@ -685,11 +728,13 @@ struct drm_vgpu_wait_bo {
  * enum drm_vgpu_query_type - what QUERY reports
  *
  * @DRM_VGPU_QUERY_MEMORY: &struct drm_vgpu_query_memory.
- * @DRM_VGPU_QUERY_VM: &struct drm_vgpu_query_vm, for the file's VM.
+ * @DRM_VGPU_QUERY_VM: &struct drm_vgpu_query_vm, for the VM
+ *	&drm_vgpu_query.vm_id.
  * @DRM_VGPU_QUERY_DEVICE_COUNTERS: &struct drm_vgpu_query_counters, the
  *	device's global counter bank.
  * @DRM_VGPU_QUERY_PAGING: &struct drm_vgpu_query_paging: demand-paging
- *	policies and counters, of the file's VM and of the device.
+ *	policies and counters, of the VM &drm_vgpu_query.vm_id and of the
+ *	device.
  */
 enum drm_vgpu_query_type {
 	DRM_VGPU_QUERY_MEMORY = 0,
@@ -747,7 +792,7 @@ struct drm_vgpu_query_memory {
 #define DRM_VGPU_VM_STATE_HAS_CONTEXT	(1u << 1)
 
 /**
- * struct drm_vgpu_query_vm - counters of the file's VM
+ * struct drm_vgpu_query_vm - counters of one VM
  *
  * The device counters are those of the hardware contexts the VM ran on,
  * counted only while it owned them.
@@ -811,7 +856,8 @@ struct drm_vgpu_query_counters {
  *
  *	drmIoctl(fd, DRM_IOCTL_VGPU_QUERY, &q);
  *
- * Errors: -EINVAL for an unknown @type or non-zero @flags / @pad;
+ * Errors: -EINVAL for an unknown @type, non-zero @flags, or a non-zero
+ * @vm_id with a type that reports no VM; -ENOENT for an unknown @vm_id;
  * -EFAULT for an unwritable @data.
  */
 struct drm_vgpu_query {
@@ -827,8 +873,12 @@ struct drm_vgpu_query {
 	/** @flags: must be zero. */
 	__u32 flags;
 
-	/** @pad: must be zero. */
-	__u32 pad;
+	/**
+	 * @vm_id: the VM reported by %DRM_VGPU_QUERY_VM and
+	 * %DRM_VGPU_QUERY_PAGING (0: the file's default VM); must be zero for
+	 * the other types.  Was a must-be-zero pad before VM_CREATE existed.
+	 */
+	__u32 vm_id;
 };
 
 /**
@@ -837,7 +887,7 @@ struct drm_vgpu_query {
  * VRAM is a cache over system memory.  Besides the whole-BO moves TTM
  * makes under pressure, userspace can steer placement per GPU VA range:
  *
- * - PREFETCH moves the memory behind a range of the file's VM to VRAM or
+ * - PREFETCH moves the memory behind a range of a VM to VRAM or
  *   to system memory now, instead of at the next fault or job.
  * - ADVISE records hints for a range: the preferred placement, that the
  *   range is mostly read, or that the GPU should always keep a mapping.
@@ -853,7 +903,7 @@ struct drm_vgpu_query {
 /**
  * struct drm_vgpu_prefetch - move the memory behind a VA range now
  *
- * Every byte of [@va, @va + @range) must be mapped in the file's VM.  The
+ * Every byte of [@va, @va + @range) must be mapped in the VM @vm_id.  The
  * memory behind it is moved to @placement: whole buffer objects for
  * ordinary BOs (a BO partly inside the range moves entirely), chunk by
  * chunk for pageable memory.  A BO that may not live in @placement is
@@ -873,12 +923,12 @@ struct drm_vgpu_query {
  *	if (drmIoctl(fd, DRM_IOCTL_VGPU_PREFETCH, &pf) == 0)
  *		printf("%llu bytes moved\n", (unsigned long long)pf.bytes_moved);
  *
- * Errors: -EINVAL for non-zero @flags / @reserved, a @placement
+ * Errors: -EINVAL for non-zero @flags / @pad, a @placement
  * other than exactly one of %DRM_VGPU_PLACE_VRAM and
  * %DRM_VGPU_PLACE_SYSTEM, an unaligned or empty range, or one outside
  * [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END); -ENOENT when part of
- * the range is not mapped; -ECANCELED when the VM is banned; -ENOMEM /
- * -ENOSPC when the memory cannot be found even by evicting; -EINTR /
+ * the range is not mapped, or for an unknown @vm_id; -ECANCELED when the
+ * VM is banned; -ENOMEM / -ENOSPC when the memory cannot be found even by evicting; -EINTR /
  * -ERESTARTSYS on a signal (what moved stays moved).
  */
 struct drm_vgpu_prefetch {
@@ -900,8 +950,14 @@ struct drm_vgpu_prefetch {
 	/** @bytes_skipped: out, bytes of BOs @placement is not allowed for. */
 	__u64 bytes_skipped;
 
-	/** @reserved: must be zero. */
-	__u64 reserved;
+	/**
+	 * @vm_id: the VM (0: the file's default VM).  With @pad, was a
+	 * must-be-zero reserved field before VM_CREATE existed.
+	 */
+	__u32 vm_id;
+
+	/** @pad: must be zero. */
+	__u32 pad;
 };
 
 /**
@@ -928,13 +984,13 @@ enum drm_vgpu_advice {
 	DRM_VGPU_ADVICE_ACCESSED_BY = 2,
 };
 
-/** DRM_VGPU_ACCESSOR_GPU - &drm_vgpu_advise.value bit: the file's GPU VM */
+/** DRM_VGPU_ACCESSOR_GPU - &drm_vgpu_advise.value bit: the GPU, through the VM */
 #define DRM_VGPU_ACCESSOR_GPU		(1u << 0)
 
 /**
  * struct drm_vgpu_advise - give the kernel a hint about a VA range
  *
- * Hints belong to the VA range of the file's VM, not to the BOs: they
+ * Hints belong to the VA range of the VM @vm_id, not to the BOs: they
  * apply to whatever is mapped there now, and go away with the range when
  * it is unmapped.  A later ADVISE of the same kind on an overlapping range
  * replaces the hint there.  Hints never change what the GPU may access,
@@ -951,9 +1007,9 @@ enum drm_vgpu_advice {
  *	drmIoctl(fd, DRM_IOCTL_VGPU_ADVISE, &ad);
  *
  * Errors: -EINVAL for an unknown @advice, a @value not valid for it,
- * non-zero @flags / @reserved, an unaligned or empty range, or one
+ * non-zero @flags / @pad, an unaligned or empty range, or one
  * outside [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END); -ENOENT when
- * part of the range is not mapped; -ECANCELED when the VM is banned;
+ * part of the range is not mapped, or for an unknown @vm_id; -ECANCELED when the VM is banned;
  * -ENOMEM.
  */
 struct drm_vgpu_advise {
@@ -972,8 +1028,14 @@ struct drm_vgpu_advise {
 	/** @value: the hint's value, see &enum drm_vgpu_advice. */
 	__u64 value;
 
-	/** @reserved: must be zero. */
-	__u64 reserved;
+	/**
+	 * @vm_id: the VM (0: the file's default VM).  With @pad, was a
+	 * must-be-zero reserved field before VM_CREATE existed.
+	 */
+	__u32 vm_id;
+
+	/** @pad: must be zero. */
+	__u32 pad;
 };
 
 /**
@@ -1031,10 +1093,174 @@ struct drm_vgpu_query_paging {
 	__u32 fault_batch_limit;
 	/** @prefetch: automatic prefetch on fault streams is on (1) or off (0). */
 	__u32 prefetch;
-	/** @vm: counters of the file's VM. */
+	/** @vm: counters of the VM &drm_vgpu_query.vm_id. */
 	struct drm_vgpu_paging_counters vm;
 	/** @device: counters of the whole device. */
 	struct drm_vgpu_paging_counters device;
+};
+
+/**
+ * DOC: vgpu VMs and exec queues uapi
+ *
+ * A file starts with one GPU VM, its default VM, whose id is 0: it exists
+ * as long as the file and cannot be destroyed.  VM_CREATE makes another
+ * one, empty, with the same VA layout, and returns its id (1 to
+ * %DRM_VGPU_MAX_VMS); VM_DESTROY ends it.  A VM's id is freed for reuse
+ * once destroyed; an ioctl racing VM_DESTROY either completes on the VM
+ * before it goes or gets -ENOENT.  Destroying a VM is what closing the
+ * file does to the default VM: VM_DESTROY waits, killably, until the VM's
+ * queued jobs have reached the device (a job waiting for a syncobj waits
+ * with it; at process exit, or on SIGKILL, what is left is killed), bans
+ * the VM, so that a job not yet started fails with -ECANCELED, and waits
+ * at most one second, killably, for the jobs on the device; if they still
+ * run, the VM's mappings, page tables and hardware context are freed when
+ * they end, which is at the latest one job timeout later (a banned VM's
+ * jobs get no extension).
+ *
+ * Every VM, the default one included, has one fixed exec queue of normal
+ * priority per ring: EXEC @queue values below %DRM_VGPU_PARAM_EXEC_QUEUES.
+ * EXEC_QUEUE_CREATE makes an exec queue bound to one VM, on one ring, with
+ * a priority (&enum drm_vgpu_queue_priority); its id is at or above
+ * %DRM_VGPU_EXEC_QUEUE_ID_BASE, so it never collides with a fixed index.
+ * On a ring the scheduler picks the next job from the highest-priority
+ * queue that has one ready; a job already handed to the ring is never
+ * preempted.  A VM with created queues cannot be destroyed (-EBUSY): its
+ * queues go first.
+ *
+ * Hardware contexts (the device has a few, the module parameter
+ * ``max_contexts`` lends fewer) are not tied to VMs: a VM takes one when
+ * its job runs, from an idle VM if none is free, so a file may have more
+ * VMs than the device has contexts.
+ */
+
+/** DRM_VGPU_MAX_VMS - VMs a file may create besides its default VM */
+#define DRM_VGPU_MAX_VMS		64
+
+/**
+ * struct drm_vgpu_vm_create - create a GPU VM
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_vm_create vc = {};
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_VM_CREATE, &vc);
+ *	// vc.vm_id names the VM in VM_BIND, EXEC, PREFETCH, ADVISE, QUERY
+ *
+ * Errors: -EINVAL for non-zero @flags or @reserved; -EBUSY when the file
+ * already has %DRM_VGPU_MAX_VMS VMs besides its default one; -ENOMEM.
+ */
+struct drm_vgpu_vm_create {
+	/** @flags: must be zero. */
+	__u32 flags;
+
+	/** @vm_id: out, the new VM's id (never 0). */
+	__u32 vm_id;
+
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_vgpu_vm_destroy - destroy a GPU VM made by VM_CREATE
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_vm_destroy vd = { .vm_id = id };
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_VM_DESTROY, &vd);
+ *
+ * Errors: -EINVAL for @vm_id 0 (the default VM lives as long as the file)
+ * or non-zero @pad; -ENOENT for an unknown @vm_id; -EBUSY while exec
+ * queues created for the VM exist.
+ */
+struct drm_vgpu_vm_destroy {
+	/** @vm_id: the VM. */
+	__u32 vm_id;
+
+	/** @pad: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * enum drm_vgpu_queue_priority - priority of a created exec queue
+ *
+ * @DRM_VGPU_QUEUE_PRIORITY_LOW: after every other queue of the ring.
+ * @DRM_VGPU_QUEUE_PRIORITY_NORMAL: the priority of the fixed queues.
+ * @DRM_VGPU_QUEUE_PRIORITY_HIGH: before normal and low queues; needs
+ *	``CAP_SYS_NICE``, as in xe.
+ *
+ * They map onto the DRM scheduler's priorities of the ring (high, normal,
+ * low; the kernel's own work stays above them all).
+ */
+enum drm_vgpu_queue_priority {
+	DRM_VGPU_QUEUE_PRIORITY_LOW = 0,
+	DRM_VGPU_QUEUE_PRIORITY_NORMAL = 1,
+	DRM_VGPU_QUEUE_PRIORITY_HIGH = 2,
+};
+
+/** DRM_VGPU_EXEC_QUEUE_ID_BASE - first id EXEC_QUEUE_CREATE hands out */
+#define DRM_VGPU_EXEC_QUEUE_ID_BASE	256
+/** DRM_VGPU_MAX_EXEC_QUEUES - exec queues a file may create */
+#define DRM_VGPU_MAX_EXEC_QUEUES	64
+
+/**
+ * struct drm_vgpu_exec_queue_create - create an exec queue bound to a VM
+ *
+ * Usage::
+ *
+ *	struct drm_vgpu_exec_queue_create qc = {
+ *		.vm_id = vm, .ring = 0,
+ *		.priority = DRM_VGPU_QUEUE_PRIORITY_HIGH,
+ *	};
+ *
+ *	drmIoctl(fd, DRM_IOCTL_VGPU_EXEC_QUEUE_CREATE, &qc);
+ *	// EXEC with .vm_id = vm, .queue = qc.queue_id
+ *
+ * Errors: -EINVAL for a @ring not below %DRM_VGPU_PARAM_EXEC_QUEUES, an
+ * unknown @priority, non-zero @flags or @reserved; -ENOENT for an unknown
+ * @vm_id; -EPERM for %DRM_VGPU_QUEUE_PRIORITY_HIGH without
+ * ``CAP_SYS_NICE``; -EBUSY when the file already has
+ * %DRM_VGPU_MAX_EXEC_QUEUES created queues; -ENOMEM.
+ */
+struct drm_vgpu_exec_queue_create {
+	/** @vm_id: the VM the queue's jobs run in. */
+	__u32 vm_id;
+
+	/** @ring: the ring the queue feeds, below %DRM_VGPU_PARAM_EXEC_QUEUES. */
+	__u32 ring;
+
+	/** @priority: &enum drm_vgpu_queue_priority. */
+	__u32 priority;
+
+	/** @flags: must be zero. */
+	__u32 flags;
+
+	/** @queue_id: out, the queue's id for &drm_vgpu_exec.queue. */
+	__u32 queue_id;
+
+	/** @pad: must be zero. */
+	__u32 pad;
+
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_vgpu_exec_queue_destroy - destroy a created exec queue
+ *
+ * Like closing the file for its jobs: EXEC_QUEUE_DESTROY waits, killably,
+ * until the queue's jobs have been handed to the ring (at process exit, or
+ * on SIGKILL, those left are killed and their fences end with an error);
+ * jobs on the ring run to completion.
+ *
+ * Errors: -EINVAL for non-zero @pad; -ENOENT for an unknown @queue_id.
+ */
+struct drm_vgpu_exec_queue_destroy {
+	/** @queue_id: the queue. */
+	__u32 queue_id;
+
+	/** @pad: must be zero. */
+	__u32 pad;
 };
 
 #if defined(__cplusplus)

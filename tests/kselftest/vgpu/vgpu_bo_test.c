@@ -515,9 +515,9 @@ TEST_F(bo_args, query_errors)
 	q.flags = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
 	q.flags = 0;
-	q.pad = 1;
+	q.vm_id = 1;	/* the memory report is the device's */
 	EXPECT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
-	q.pad = 0;
+	q.vm_id = 0;
 	q.data = 16;
 	EXPECT_ERRNO(EFAULT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
 	q.size = 0;

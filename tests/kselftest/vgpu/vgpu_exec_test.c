@@ -897,8 +897,8 @@ TEST_F(exec, bad_args)
 
 	ex = ok;
 	EXPECT_EQ(0, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
-	ex = ok; ex.vm_id = 1;
-	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
+	ex = ok; ex.vm_id = 1;	/* no VM created: unknown id */
+	EXPECT_ERRNO(ENOENT, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
 	ex = ok; ex.pad = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, DRM_IOCTL_VGPU_EXEC, &ex));
 	ex = ok; ex.reserved = 1;

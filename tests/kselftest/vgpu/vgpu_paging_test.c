@@ -80,7 +80,8 @@ TEST_F(paging, prefetch_errnos)
 		int err;
 	} cases[] = {
 		{ "flags", { .va = VA, .range = 4096, .placement = VGPU_PLACE_VRAM, .flags = 1 }, EINVAL },
-		{ "reserved", { .va = VA, .range = 4096, .placement = VGPU_PLACE_VRAM, .reserved = 1 }, EINVAL },
+		{ "pad", { .va = VA, .range = 4096, .placement = VGPU_PLACE_VRAM, .pad = 1 }, EINVAL },
+		{ "unknown vm", { .va = VA, .range = 4096, .placement = VGPU_PLACE_VRAM, .vm_id = 1 }, ENOENT },
 		{ "no placement", { .va = VA, .range = 4096 }, EINVAL },
 		{ "two placements", { .va = VA, .range = 4096, .placement = VGPU_PLACE_ALL }, EINVAL },
 		{ "unknown placement", { .va = VA, .range = 4096, .placement = 4 }, EINVAL },
@@ -118,7 +119,8 @@ TEST_F(paging, advise_errnos)
 		{ "bad read-mostly", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY, .value = 2 }, EINVAL },
 		{ "bad accessor", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_ACCESSED_BY, .value = 2 }, EINVAL },
 		{ "flags", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY, .flags = 1 }, EINVAL },
-		{ "reserved", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY, .reserved = 1 }, EINVAL },
+		{ "pad", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY, .pad = 1 }, EINVAL },
+		{ "unknown vm", { .va = VA, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY, .vm_id = 1 }, ENOENT },
 		{ "zero range", { .va = VA, .advice = DRM_VGPU_ADVICE_READ_MOSTLY }, EINVAL },
 		{ "unaligned", { .va = VA + 512, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY }, EINVAL },
 		{ "kernel range", { .va = (1ull << 48) - 4096, .range = 4096, .advice = DRM_VGPU_ADVICE_READ_MOSTLY }, EINVAL },

@@ -244,8 +244,8 @@ TEST_F(vm, bad_header_einval)
 	};
 
 	ASSERT_EQ(0, ioctl(self->dev.fd, DRM_IOCTL_VGPU_VM_BIND, &vb));
-	vb.vm_id = 1;
-	EXPECT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_VGPU_VM_BIND, &vb));
+	vb.vm_id = 1;	/* no VM created: unknown id */
+	EXPECT_ERRNO(ENOENT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_VM_BIND, &vb));
 	vb.vm_id = 0;
 	vb.flags = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_VGPU_VM_BIND, &vb));

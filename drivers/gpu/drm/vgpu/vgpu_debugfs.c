@@ -25,6 +25,7 @@
 #include "vgpu_debugfs.h"
 #include "vgpu_drv.h"
 #include "vgpu_fault_log.h"
+#include "vgpu_file.h"
 #include "vgpu_policy.h"
 #include "vgpu_pt.h"
 #include "vgpu_query.h"
@@ -41,8 +42,8 @@
  * - ``vram_mm``: the VRAM buddy allocator: totals, largest free block,
  *   fragmentation index, free blocks per order, a one-character-per-cell
  *   map and the list of free and used runs.
- * - ``vms``: every open file's VM (client id, process, hardware context,
- *   state) and its mappings (VA range, BO offset, permissions, where the BO
+ * - ``vms``: every VM of every open file (client id, process, hardware
+ *   context, state, VM id) and its mappings (VA range, BO offset, permissions, where the BO
  *   is, whether the page tables hold it).
  * - ``page_tables``: every VM's page tables, as runs of entries with
  *   contiguous addresses and equal flags.
@@ -248,9 +249,9 @@ static void vgpu_debugfs_client(struct seq_file *m, struct drm_file *file,
 	rcu_read_lock();
 	pid = rcu_dereference(file->pid);
 	task = pid_task(pid, PIDTYPE_TGID);
-	seq_printf(m, "client %llu pid %d comm %s context %d state %s\n",
+	seq_printf(m, "client %llu pid %d comm %s context %d state %s vm %u\n",
 		   file->client_id, pid_vnr(pid), task ? task->comm : "?",
-		   hw_ctx, vgpu_vm_banned(vm) ? "banned" : "ok");
+		   hw_ctx, vgpu_vm_banned(vm) ? "banned" : "ok", vm->id);
 	rcu_read_unlock();
 }
 
@@ -303,11 +304,17 @@ static int vgpu_debugfs_vms(struct seq_file *m, void *data)
 	mutex_lock(&vdev->drm.filelist_mutex);
 	list_for_each_entry(file, &vdev->drm.filelist, lhead) {
 		struct vgpu_file *vfile = file->driver_priv;
+		struct vgpu_vm *vm;
+		unsigned long id;
 
-		if (!vfile || !vfile->vm)
+		if (!vfile)
 			continue;
-		vgpu_debugfs_client(m, file, vfile->vm);
-		vgpu_debugfs_vm_mappings(m, vfile->vm);
+		mutex_lock(&vfile->lock);
+		xa_for_each(&vfile->vms, id, vm) {
+			vgpu_debugfs_client(m, file, vm);
+			vgpu_debugfs_vm_mappings(m, vm);
+		}
+		mutex_unlock(&vfile->lock);
 	}
 	mutex_unlock(&vdev->drm.filelist_mutex);
 	return 0;
@@ -395,6 +402,21 @@ static void vgpu_pt_dump(struct seq_file *m, struct vgpu_pt_run *r,
 	}
 }
 
+static void vgpu_debugfs_vm_pt(struct seq_file *m, struct vgpu_pt_run *r,
+			       struct vgpu_vm *vm)
+{
+	memset(r, 0, sizeof(*r));
+	mutex_lock(&vm->pt_lock);
+	if (vm->root) {
+		seq_printf(m, "  root 0x%011llx\n", vm->root->page.addr);
+		vgpu_pt_dump(m, r, vm->root, 0);
+		vgpu_pt_run_flush(m, r);
+	}
+	mutex_unlock(&vm->pt_lock);
+	seq_printf(m, "  tables: L3 %u L2 %u L1 %u L0 %u\n", r->tables[3],
+		   r->tables[2], r->tables[1], r->tables[0]);
+}
+
 static int vgpu_debugfs_page_tables(struct seq_file *m, void *data)
 {
 	struct vgpu_device *vdev = m_to_vgpu(m);
@@ -413,21 +435,17 @@ static int vgpu_debugfs_page_tables(struct seq_file *m, void *data)
 	mutex_lock(&vdev->drm.filelist_mutex);
 	list_for_each_entry(file, &vdev->drm.filelist, lhead) {
 		struct vgpu_file *vfile = file->driver_priv;
-		struct vgpu_vm *vm = vfile ? vfile->vm : NULL;
+		struct vgpu_vm *vm;
+		unsigned long id;
 
-		if (!vm)
+		if (!vfile)
 			continue;
-		vgpu_debugfs_client(m, file, vm);
-		memset(r, 0, sizeof(*r));
-		mutex_lock(&vm->pt_lock);
-		if (vm->root) {
-			seq_printf(m, "  root 0x%011llx\n", vm->root->page.addr);
-			vgpu_pt_dump(m, r, vm->root, 0);
-			vgpu_pt_run_flush(m, r);
+		mutex_lock(&vfile->lock);
+		xa_for_each(&vfile->vms, id, vm) {
+			vgpu_debugfs_client(m, file, vm);
+			vgpu_debugfs_vm_pt(m, r, vm);
 		}
-		mutex_unlock(&vm->pt_lock);
-		seq_printf(m, "  tables: L3 %u L2 %u L1 %u L0 %u\n", r->tables[3],
-			   r->tables[2], r->tables[1], r->tables[0]);
+		mutex_unlock(&vfile->lock);
 	}
 	mutex_unlock(&vdev->drm.filelist_mutex);
 	drm_dev_exit(idx);

@@ -22,6 +22,7 @@
 #include "vgpu_fault.h"
 #include "vgpu_fault_log.h"
 #include "vgpu_fdinfo.h"
+#include "vgpu_file.h"
 #include "vgpu_irq.h"
 #include "vgpu_job.h"
 #include "vgpu_migrate.h"
@@ -34,6 +35,7 @@
 #include "vgpu_sysfs.h"
 #include "vgpu_tlb.h"
 #include "vgpu_ttm.h"
+#include "vgpu_user_queue.h"
 #include "vgpu_vm.h"
 
 /**
@@ -48,9 +50,9 @@
  * (renderD<N>) and, as the DRM core gives every device, a primary node
  * (card<N>) without KMS, where the same ioctls work (Documentation/gpu/
  * vgpu/uapi.rst, "Device nodes").  Each open file of either node gets a
- * GPU VM, which allocates nothing on the device until its first mapping.
- * Probe refuses a device without %VGPU_CAPS_REQUIRED: user commands run
- * only through CALL, unprivileged.
+ * default GPU VM and may create more (vgpu_file.c); a VM allocates nothing
+ * on the device until its first mapping.  Probe refuses a device without
+ * %VGPU_CAPS_REQUIRED: user commands run only through CALL, unprivileged.
  *
  * Teardown is in two halves.  remove() stops everything that touches the
  * device (interrupts, the copy engine, the fault buffer, the queues),
@@ -73,34 +75,14 @@ static const struct drm_ioctl_desc vgpu_ioctls[] = {
 	/* Demand paging (vgpu_paging.c) */
 	DRM_IOCTL_DEF_DRV(VGPU_PREFETCH, vgpu_prefetch_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VGPU_ADVISE, vgpu_advise_ioctl, DRM_RENDER_ALLOW),
+	/* More VMs and exec queues per file (vgpu_file.c, vgpu_user_queue.c) */
+	DRM_IOCTL_DEF_DRV(VGPU_VM_CREATE, vgpu_vm_create_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_VM_DESTROY, vgpu_vm_destroy_ioctl, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_EXEC_QUEUE_CREATE, vgpu_exec_queue_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(VGPU_EXEC_QUEUE_DESTROY, vgpu_exec_queue_destroy_ioctl,
+			  DRM_RENDER_ALLOW),
 };
-
-static int vgpu_open(struct drm_device *drm, struct drm_file *file)
-{
-	struct vgpu_file *vfile;
-
-	vfile = kzalloc(sizeof(*vfile), GFP_KERNEL);
-	if (!vfile)
-		return -ENOMEM;
-	vfile->vm = vgpu_vm_create(to_vgpu(drm), false);
-	if (IS_ERR(vfile->vm)) {
-		int ret = PTR_ERR(vfile->vm);
-
-		kfree(vfile);
-		return ret;
-	}
-	vfile->vm->client_id = file->client_id;
-	file->driver_priv = vfile;
-	return 0;
-}
-
-static void vgpu_postclose(struct drm_device *drm, struct drm_file *file)
-{
-	struct vgpu_file *vfile = file->driver_priv;
-
-	vgpu_vm_close(vfile->vm);
-	kfree(vfile);
-}
 
 static const struct file_operations vgpu_fops = {
 	.owner = THIS_MODULE,
@@ -111,8 +93,8 @@ static const struct file_operations vgpu_fops = {
 static const struct drm_driver vgpu_drm_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_GEM_GPUVA | DRIVER_RENDER |
 			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
-	.open = vgpu_open,
-	.postclose = vgpu_postclose,
+	.open = vgpu_file_open,
+	.postclose = vgpu_file_postclose,
 	.ioctls = vgpu_ioctls,
 	.num_ioctls = ARRAY_SIZE(vgpu_ioctls),
 	.fops = &vgpu_fops,

@@ -5,6 +5,7 @@
 
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
+#include <linux/slab.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -18,6 +19,7 @@
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_fdinfo.h"
+#include "vgpu_file.h"
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
 #include "vgpu_stream.h"
@@ -27,7 +29,8 @@
  * DOC: fdinfo
  *
  * ``/proc/<pid>/fdinfo/<fd>`` of an open render node shows what that file
- * (one client, one GPU VM) uses, in the keys of
+ * (one client, with its default GPU VM and those it created) uses, in the
+ * keys of
  * Documentation/gpu/drm-usage-stats.rst:
  *
  * - ``drm-driver``, ``drm-client-id``, ``drm-pdev``: from the DRM core.
@@ -48,8 +51,12 @@
  *   bytes migrated each way and evictions of BOs mapped in its VM, thrash
  *   events, the paging code's counters (fault batches, duplicates,
  *   resolved and cancelled faults, remote mappings, prefetched bytes used
- *   and wasted, fault-handling time), its VM's TLB counters (hits, misses,
- *   walks), mappings and page-table memory, jobs.
+ *   and wasted, fault-handling time), its VMs' TLB counters (hits, misses,
+ *   walks), mappings and page-table memory, jobs.  Every figure is the sum
+ *   over the file's VMs, and the counters keep what destroyed VMs counted,
+ *   so that they never go back; ``drm-vgpu-vm-state`` and
+ *   ``drm-vgpu-context`` describe the default VM, ``drm-vgpu-vms`` and
+ *   ``drm-vgpu-vms-banned`` count the VMs.
  *
  * Documentation/gpu/vgpu/user-guide.rst lists every key with its unit.
  */
@@ -142,16 +149,85 @@ static void vgpu_fdinfo_memory(struct drm_printer *p, struct drm_file *file)
 				       vgpu_region_names[r]);
 }
 
-static void vgpu_fdinfo_engines(struct drm_printer *p, struct vgpu_vm *vm)
+/* Adds a bank of atomic counters into another, field by field. */
+static void vgpu_fdinfo_bank_add(atomic64_t *dst, const atomic64_t *src,
+				 size_t bytes)
 {
-	struct vgpu_device *vdev = vm->vdev;
+	size_t i;
+
+	for (i = 0; i < bytes / sizeof(*src); i++)
+		atomic64_add(atomic64_read(&src[i]), &dst[i]);
+}
+
+/**
+ * vgpu_fdinfo_totals_add() - add a VM's cumulative counters to a sum
+ * @t: the sum
+ * @vm: VM
+ */
+void vgpu_fdinfo_totals_add(struct vgpu_fdinfo_totals *t, struct vgpu_vm *vm)
+{
+	u64 dev[VGPU_CTR_NR];
+	int hw_ctx, i;
+
+	static_assert(sizeof(t->ctr) % sizeof(atomic64_t) == 0);
+	static_assert(sizeof(t->paging) % sizeof(atomic64_t) == 0);
+	vgpu_fdinfo_bank_add((atomic64_t *)&t->ctr,
+			     (const atomic64_t *)&vm->ctr, sizeof(t->ctr));
+	vgpu_fdinfo_bank_add((atomic64_t *)&t->paging,
+			     (const atomic64_t *)&vm->paging_ctr,
+			     sizeof(t->paging));
+	vgpu_ctx_counters(vm, dev, &hw_ctx);
+	for (i = 0; i < VGPU_CTR_NR; i++)
+		t->dev[i] += dev[i];
+}
+
+/**
+ * struct vgpu_fdinfo_sum - what fdinfo prints for a file's VMs
+ * @t: cumulative counters, of the destroyed VMs too.
+ * @vms: VMs of the file.
+ * @banned: those banned.
+ * @mappings: live GPU mappings.
+ * @mapped: bytes of VA mapped.
+ * @pt_pages: page-table pages.
+ * @stream: bytes of the stream buffers.
+ */
+struct vgpu_fdinfo_sum {
+	struct vgpu_fdinfo_totals t;
+	u64 vms;
+	u64 banned;
+	u64 mappings;
+	u64 mapped;
+	u64 pt_pages;
+	u64 stream;
+};
+
+/* Adds what a live VM holds now and its counters to @s. */
+static void vgpu_fdinfo_vm_add(struct vgpu_fdinfo_sum *s, struct vgpu_vm *vm)
+{
+	u64 mappings, mapped;
+
+	vgpu_fdinfo_totals_add(&s->t, vm);
+	s->vms++;
+	s->banned += vgpu_vm_banned(vm);
+	vgpu_vm_count_mappings(vm, &mappings, &mapped);
+	s->mappings += mappings;
+	s->mapped += mapped;
+	mutex_lock(&vm->pt_lock);
+	s->pt_pages += vm->pt_stats.tables;
+	mutex_unlock(&vm->pt_lock);
+	s->stream += vgpu_stream_pinned(vm);
+}
+
+static void vgpu_fdinfo_engines(struct drm_printer *p, struct vgpu_device *vdev,
+				const struct vgpu_fdinfo_totals *t)
+{
 	u32 i;
 
 	for (i = 0; i < vgpu_exec_queues(vdev); i++) {
 		struct vgpu_queue *q = vgpu_exec_queue(vdev, i);
 
 		drm_printf(p, "drm-engine-q%u:\t%llu ns\n", i,
-			   (u64)atomic64_read(&vm->ctr.engine_ns[q->id]));
+			   (u64)atomic64_read(&t->ctr.engine_ns[q->id]));
 	}
 }
 
@@ -173,57 +249,41 @@ static void vgpu_fdinfo_paging(struct drm_printer *p,
 	vgpu_fdinfo_ctr(p, "fault-time", &c->fault_ns, " ns");
 }
 
-static void vgpu_fdinfo_vm(struct drm_printer *p, struct vgpu_vm *vm)
+/* @def: the file's default VM, for the keys that describe one VM. */
+static void vgpu_fdinfo_vms(struct drm_printer *p, struct vgpu_vm *def,
+			    const struct vgpu_fdinfo_sum *s)
 {
-	u64 ctr[VGPU_CTR_NR];
-	u64 mappings = 0, mapped = 0, pt_pages;
-	struct drm_gpuva *va;
+	const struct vgpu_fdinfo_totals *t = &s->t;
 	int hw_ctx;
 
-	vgpu_ctx_counters(vm, ctr, &hw_ctx);
-
-	down_read(&vm->lock);
-	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
-				    VGPU_VM_USER_END) {
-		mappings++;
-		mapped += va->va.range;
-	}
-	up_read(&vm->lock);
-	mutex_lock(&vm->pt_lock);
-	pt_pages = vm->pt_stats.tables;
-	mutex_unlock(&vm->pt_lock);
+	mutex_lock(&def->vdev->ctx.lock);
+	hw_ctx = def->hw_ctx;
+	mutex_unlock(&def->vdev->ctx.lock);
 
 	drm_printf(p, "drm-vgpu-vm-state:\t%s\n",
-		   vgpu_vm_banned(vm) ? "banned" : "ok");
+		   vgpu_vm_banned(def) ? "banned" : "ok");
 	drm_printf(p, "drm-vgpu-context:\t%d\n", hw_ctx);
-	drm_printf(p, "drm-vgpu-mappings:\t%llu\n", mappings);
-	drm_printf(p, "drm-vgpu-mapped-bytes:\t%llu\n", mapped);
-	drm_printf(p, "drm-vgpu-pt-bytes:\t%llu\n", pt_pages * VGPU_PT_SIZE);
-	drm_printf(p, "drm-vgpu-stream-bytes:\t%llu\n", vgpu_stream_pinned(vm));
-	drm_printf(p, "drm-vgpu-faults:\t%llu\n",
-		   (u64)atomic64_read(&vm->paging_ctr.faults));
-	drm_printf(p, "drm-vgpu-migrated-to-vram:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.bytes_to_vram));
-	drm_printf(p, "drm-vgpu-migrated-to-system:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.bytes_to_system));
-	drm_printf(p, "drm-vgpu-evictions:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.evictions));
-	drm_printf(p, "drm-vgpu-thrash-events:\t%llu\n",
-		   (u64)atomic64_read(&vm->paging_ctr.thrash_events));
-	vgpu_fdinfo_paging(p, &vm->paging_ctr);
-	drm_printf(p, "drm-vgpu-tlb-l1-hits:\t%llu\n", ctr[VGPU_CTR_L1_HIT]);
-	drm_printf(p, "drm-vgpu-tlb-l1-misses:\t%llu\n", ctr[VGPU_CTR_L1_MISS]);
-	drm_printf(p, "drm-vgpu-tlb-l2-hits:\t%llu\n", ctr[VGPU_CTR_L2_HIT]);
-	drm_printf(p, "drm-vgpu-tlb-l2-misses:\t%llu\n", ctr[VGPU_CTR_L2_MISS]);
-	drm_printf(p, "drm-vgpu-pt-walks:\t%llu\n", ctr[VGPU_CTR_WALKS]);
-	drm_printf(p, "drm-vgpu-tlb-invalidations:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.tlb_invalidations));
-	drm_printf(p, "drm-vgpu-jobs-submitted:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.jobs_submitted));
-	drm_printf(p, "drm-vgpu-jobs-completed:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.jobs_completed));
-	drm_printf(p, "drm-vgpu-jobs-failed:\t%llu\n",
-		   (u64)atomic64_read(&vm->ctr.jobs_failed));
+	drm_printf(p, "drm-vgpu-vms:\t%llu\n", s->vms);
+	drm_printf(p, "drm-vgpu-vms-banned:\t%llu\n", s->banned);
+	drm_printf(p, "drm-vgpu-mappings:\t%llu\n", s->mappings);
+	drm_printf(p, "drm-vgpu-mapped-bytes:\t%llu\n", s->mapped);
+	drm_printf(p, "drm-vgpu-pt-bytes:\t%llu\n", s->pt_pages * VGPU_PT_SIZE);
+	drm_printf(p, "drm-vgpu-stream-bytes:\t%llu\n", s->stream);
+	vgpu_fdinfo_ctr(p, "faults", &t->paging.faults, "");
+	vgpu_fdinfo_ctr(p, "migrated-to-vram", &t->ctr.bytes_to_vram, "");
+	vgpu_fdinfo_ctr(p, "migrated-to-system", &t->ctr.bytes_to_system, "");
+	vgpu_fdinfo_ctr(p, "evictions", &t->ctr.evictions, "");
+	vgpu_fdinfo_ctr(p, "thrash-events", &t->paging.thrash_events, "");
+	vgpu_fdinfo_paging(p, &t->paging);
+	drm_printf(p, "drm-vgpu-tlb-l1-hits:\t%llu\n", t->dev[VGPU_CTR_L1_HIT]);
+	drm_printf(p, "drm-vgpu-tlb-l1-misses:\t%llu\n", t->dev[VGPU_CTR_L1_MISS]);
+	drm_printf(p, "drm-vgpu-tlb-l2-hits:\t%llu\n", t->dev[VGPU_CTR_L2_HIT]);
+	drm_printf(p, "drm-vgpu-tlb-l2-misses:\t%llu\n", t->dev[VGPU_CTR_L2_MISS]);
+	drm_printf(p, "drm-vgpu-pt-walks:\t%llu\n", t->dev[VGPU_CTR_WALKS]);
+	vgpu_fdinfo_ctr(p, "tlb-invalidations", &t->ctr.tlb_invalidations, "");
+	vgpu_fdinfo_ctr(p, "jobs-submitted", &t->ctr.jobs_submitted, "");
+	vgpu_fdinfo_ctr(p, "jobs-completed", &t->ctr.jobs_completed, "");
+	vgpu_fdinfo_ctr(p, "jobs-failed", &t->ctr.jobs_failed, "");
 }
 
 /**
@@ -231,17 +291,37 @@ static void vgpu_fdinfo_vm(struct drm_printer *p, struct vgpu_vm *vm)
  * @p: printer into the fdinfo file
  * @file: DRM file
  *
+ * The VM figures are sums over the file's VMs; the counters include
+ * those of the VMs it destroyed (&vgpu_file.retired).
+ *
  * Context: process, inside drm_dev_enter() (drm_show_fdinfo()).
  */
 void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
+	struct vgpu_device *vdev = to_vgpu(file->minor->dev);
 	struct vgpu_file *vfile = file->driver_priv;
+	struct vgpu_fdinfo_sum *s;
+	struct vgpu_vm *vm, *def;
+	unsigned long id;
 
 	vgpu_fdinfo_memory(p, file);
-	if (!vfile || !vfile->vm)
+	if (!vfile)
 		return;
-	vgpu_fdinfo_engines(p, vfile->vm);
-	vgpu_fdinfo_vm(p, vfile->vm);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return;
+	/* The lock keeps every VM in the xarray alive (VM_DESTROY). */
+	mutex_lock(&vfile->lock);
+	memcpy(&s->t, &vfile->retired, sizeof(s->t));
+	xa_for_each(&vfile->vms, id, vm)
+		vgpu_fdinfo_vm_add(s, vm);
+	def = xa_load(&vfile->vms, 0);
+	if (def) {
+		vgpu_fdinfo_engines(p, vdev, &s->t);
+		vgpu_fdinfo_vms(p, def, s);
+	}
+	mutex_unlock(&vfile->lock);
+	kfree(s);
 }
 
 /**

@@ -16,11 +16,13 @@
 
 #include "vgpu_bo.h"
 #include "vgpu_drv.h"
+#include "vgpu_file.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
 #include "vgpu_stream.h"
 #include "vgpu_sync.h"
+#include "vgpu_user_queue.h"
 #include "vgpu_vm.h"
 
 /**
@@ -34,7 +36,7 @@
  *   %DRM_VGPU_EXEC_MAX_CMDS_SIZE) is copied into the VM's stream buffer,
  *   mapped read-only in the VM, and va is where the copy is;
  * - a command stream in a BO (%DRM_VGPU_EXEC_CMDS_BO) is not read by the
- *   CPU at all: va is the GPU VA at which the file's VM maps the BO
+ *   CPU at all: va is the GPU VA at which the job's VM maps the BO
  *   range, readable.  The device reads the stream through the VM like any
  *   data, so the BO may be anywhere (VRAM outside the CPU-visible window,
  *   system memory), the stream may be up to
@@ -48,7 +50,10 @@
  *
  * Either way the kernel appends a FENCE of its own, the in-fences become
  * scheduler dependencies ("EXEC synchronisation", vgpu_sync.c), and the
- * job is pushed to the file's entity for the queue.
+ * job is pushed to the queue's entity: the VM's own one for the ring with
+ * a fixed queue index, a created queue's (vgpu_user_queue.c) otherwise.
+ * The VM is held from lookup to push (vgpu_file_vm_get()), so VM_DESTROY
+ * and EXEC_QUEUE_DESTROY wait for it.
  *
  * Between, with the VM's lock held for reading and every BO of the VM
  * reserved (drm_gpuvm_exec_lock()), mappings whose BO moved are mapped
@@ -190,8 +195,9 @@ out:
  * vgpu_vm_entities_fini() - flush a closing file's entities
  * @vm: the file's VM
  *
- * Queued jobs are given the entity's flush timeout (a killable wait) to
- * reach the device, then killed.  Jobs on the device are not waited for:
+ * Waits until the queued jobs reached the device: killably, or at process
+ * exit for at most the scheduler's flush timeout (drm_sched_entity_flush());
+ * what is left then is killed.  Jobs on the device are not waited for:
  * the caller waits for them (vgpu_queues_vm_fence()) before the VM's page
  * tables go.
  */
@@ -294,9 +300,12 @@ static int vgpu_exec_check(struct drm_device *drm, struct vgpu_device *vdev,
 			  DRM_VGPU_EXEC_MAX_CMDS_SIZE;
 
 	BUILD_BUG_ON(DRM_VGPU_EXEC_MAX_BO_CMDS_SIZE / 4 > VGPU_CALL_SIZE_MAX_DW);
-	if (VGPU_IOCTL_DBG(drm, args->vm_id || args->pad || args->reserved) ||
+	if (VGPU_IOCTL_DBG(drm, args->pad || args->reserved) ||
 	    VGPU_IOCTL_DBG(drm, args->flags & ~DRM_VGPU_EXEC_FLAGS_ALL) ||
-	    VGPU_IOCTL_DBG(drm, args->queue >= vgpu_exec_queues(vdev)) ||
+	    VGPU_IOCTL_DBG(drm, args->queue >= vgpu_exec_queues(vdev) &&
+			   (args->queue < DRM_VGPU_EXEC_QUEUE_ID_BASE ||
+			    args->queue - DRM_VGPU_EXEC_QUEUE_ID_BASE >=
+			    DRM_VGPU_MAX_EXEC_QUEUES)) ||
 	    VGPU_IOCTL_DBG(drm, !args->cmds_size || args->cmds_size % 4 ||
 			   args->cmds_size > max) ||
 	    VGPU_IOCTL_DBG(drm, args->num_in_syncs > DRM_VGPU_EXEC_MAX_SYNCS) ||
@@ -377,15 +386,14 @@ out_unlock:
 int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct vgpu_device *vdev = to_vgpu(drm);
-	struct vgpu_file *vfile = file->driver_priv;
 	struct drm_vgpu_exec *args = data;
-	struct vgpu_vm *vm = vfile->vm;
 	struct vgpu_exec_stream stream = {}, *st = NULL;
 	struct drm_sched_entity *entity;
 	struct vgpu_exec_sync sync;
 	struct dma_fence *fence = NULL;
 	struct vgpu_queue *q;
 	struct vgpu_job *job;
+	struct vgpu_vm *vm;
 	int ret;
 
 	ret = vgpu_exec_check(drm, vdev, args);
@@ -393,8 +401,14 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		ret = vgpu_exec_sync_check(drm, args);
 	if (ret)
 		return ret;
-	if (vgpu_vm_banned(vm))
-		return -ECANCELED;
+	/* Held until the job is pushed: VM and queue teardown wait for it. */
+	vm = vgpu_file_vm_get(file, args->vm_id);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+	if (vgpu_vm_banned(vm)) {
+		ret = -ECANCELED;
+		goto out_put_vm;
+	}
 
 	ret = vgpu_exec_sync_prepare(drm, file, args, &sync);
 	if (ret)
@@ -416,8 +430,12 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		}
 	}
 
-	q = vgpu_exec_queue(vdev, args->queue);
-	entity = vgpu_vm_entity(vm, q);
+	if (args->queue < vgpu_exec_queues(vdev)) {
+		q = vgpu_exec_queue(vdev, args->queue);
+		entity = vgpu_vm_entity(vm, q);
+	} else {
+		entity = vgpu_user_queue_entity(file, vm, args->queue, &q);
+	}
 	if (IS_ERR(entity)) {
 		ret = PTR_ERR(entity);
 		goto out_put_stream;
@@ -468,5 +486,7 @@ out_put_stream:
 		drm_gem_object_put(stream.obj);
 out_sync_fini:
 	vgpu_exec_sync_fini(&sync);
+out_put_vm:
+	vgpu_file_vm_put(vm);
 	return ret;
 }

@@ -20,6 +20,7 @@
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
+#include "vgpu_file.h"
 #include "vgpu_evict_policy.h"
 #include "vgpu_fault_batch.h"
 #include "vgpu_ioctl.h"
@@ -257,18 +258,16 @@ void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
 
 /**
  * vgpu_paging_query() - fill &struct drm_vgpu_query_paging
- * @file: DRM file; its VM's counters are reported
+ * @vm: the VM whose counters are reported
  * @q: report, zeroed by the caller
  *
  * Bytes migrated and evictions are those of every move, TTM's whole-BO
  * moves included: per VM from &vgpu_vm.ctr (BOs mapped in the VM), for
  * the device from &struct vgpu_stats.
  */
-void vgpu_paging_query(struct drm_file *file, struct drm_vgpu_query_paging *q)
+void vgpu_paging_query(struct vgpu_vm *vm, struct drm_vgpu_query_paging *q)
 {
-	struct vgpu_device *vdev = to_vgpu(file->minor->dev);
-	struct vgpu_file *vfile = file->driver_priv;
-	struct vgpu_vm *vm = vfile->vm;
+	struct vgpu_device *vdev = vm->vdev;
 
 	strscpy(q->eviction_policy,
 		vgpu_policy_evict_name(vgpu_policy_evict(vdev)) ?: "",
@@ -412,17 +411,21 @@ int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,
 			struct drm_file *file)
 {
 	struct drm_vgpu_prefetch *args = data;
-	struct vgpu_file *vfile = file->driver_priv;
-	struct vgpu_vm *vm = vfile->vm;
 	u64 moved = 0, skipped = 0;
+	struct vgpu_vm *vm;
 	int ret;
 
-	if (VGPU_IOCTL_DBG(drm, args->flags || args->reserved) ||
+	if (VGPU_IOCTL_DBG(drm, args->flags || args->pad) ||
 	    VGPU_IOCTL_DBG(drm, !vgpu_paging_one_placement(args->placement)) ||
 	    vgpu_paging_bad_range(drm, args->va, args->range))
 		return -EINVAL;
-	if (vgpu_vm_banned(vm))
+	vm = vgpu_file_vm_get(file, args->vm_id);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+	if (vgpu_vm_banned(vm)) {
+		vgpu_file_vm_put(vm);
 		return -ECANCELED;
+	}
 
 	down_read(&vm->lock);
 	if (VGPU_IOCTL_DBG(drm, !vgpu_paging_range_mapped(vm, args->va,
@@ -439,6 +442,7 @@ int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,
 					     args->placement, &moved);
 out:
 	up_read(&vm->lock);
+	vgpu_file_vm_put(vm);
 	args->bytes_moved = moved;
 	args->bytes_skipped = skipped;
 	return ret;
@@ -456,9 +460,8 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 		      struct drm_file *file)
 {
 	struct drm_vgpu_advise *args = data;
-	struct vgpu_file *vfile = file->driver_priv;
-	struct vgpu_vm *vm = vfile->vm;
 	u64 moved = 0, skipped = 0;
+	struct vgpu_vm *vm;
 	bool bad_value;
 	int ret = 0;
 
@@ -480,11 +483,16 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 	if (VGPU_IOCTL_DBG(drm, bad_value) ||
-	    VGPU_IOCTL_DBG(drm, args->flags || args->reserved) ||
+	    VGPU_IOCTL_DBG(drm, args->flags || args->pad) ||
 	    vgpu_paging_bad_range(drm, args->va, args->range))
 		return -EINVAL;
-	if (vgpu_vm_banned(vm))
+	vm = vgpu_file_vm_get(file, args->vm_id);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
+	if (vgpu_vm_banned(vm)) {
+		vgpu_file_vm_put(vm);
 		return -ECANCELED;
+	}
 
 	down_read(&vm->lock);
 	if (VGPU_IOCTL_DBG(drm, !vgpu_paging_range_mapped(vm, args->va,
@@ -502,5 +510,6 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 					      args->advice, args->value, &moved);
 out:
 	up_read(&vm->lock);
+	vgpu_file_vm_put(vm);
 	return ret;
 }

@@ -23,7 +23,7 @@ void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev);
 
 void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
 			       struct drm_vgpu_paging_counters *out);
-void vgpu_paging_query(struct drm_file *file, struct drm_vgpu_query_paging *q);
+void vgpu_paging_query(struct vgpu_vm *vm, struct drm_vgpu_query_paging *q);
 
 unsigned int vgpu_paging_fault_batch_limit(void);
 bool vgpu_paging_prefetch_enabled(void);

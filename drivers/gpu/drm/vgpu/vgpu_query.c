@@ -12,6 +12,7 @@
 
 #include "vgpu_bo.h"
 #include "vgpu_drv.h"
+#include "vgpu_file.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_paging.h"
 #include "vgpu_pt_geom.h"
@@ -142,7 +143,8 @@ static void vgpu_query_counters(struct vgpu_device *vdev,
  * @data: &struct drm_vgpu_query
  * @file: DRM file of the caller
  *
- * Return: 0, -EINVAL for a bad type/flags/pad, -EFAULT for a bad pointer.
+ * Return: 0, -EINVAL for a bad type/flags/vm_id, -ENOENT for an unknown
+ * vm_id, -EFAULT for a bad pointer.
  */
 int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
@@ -154,10 +156,12 @@ int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		struct drm_vgpu_query_counters ctr;
 		struct drm_vgpu_query_paging paging;
 	} *r;
+	struct vgpu_vm *vm = NULL;
+	bool per_vm;
 	u32 size;
 	int ret = 0;
 
-	if (VGPU_IOCTL_DBG(drm, args->flags || args->pad))
+	if (VGPU_IOCTL_DBG(drm, args->flags))
 		return -EINVAL;
 
 	switch (args->type) {
@@ -178,28 +182,39 @@ int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 			       args->type);
 		return -EINVAL;
 	}
+	per_vm = args->type == DRM_VGPU_QUERY_VM ||
+		 args->type == DRM_VGPU_QUERY_PAGING;
+	if (VGPU_IOCTL_DBG(drm, !per_vm && args->vm_id))
+		return -EINVAL;
 
+	if (per_vm) {
+		vm = vgpu_file_vm_get(file, args->vm_id);
+		if (IS_ERR(vm))
+			return PTR_ERR(vm);
+	}
 	if (!args->size) {
 		args->size = size;
-		return 0;
+		goto out_put_vm;
 	}
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return -ENOMEM;
+	if (!r) {
+		ret = -ENOMEM;
+		goto out_put_vm;
+	}
 
 	switch (args->type) {
 	case DRM_VGPU_QUERY_MEMORY:
 		vgpu_query_memory(vdev, &r->mem);
 		break;
 	case DRM_VGPU_QUERY_VM:
-		vgpu_vm_query(file, &r->vm);
+		vgpu_vm_query(vm, &r->vm);
 		break;
 	case DRM_VGPU_QUERY_DEVICE_COUNTERS:
 		vgpu_query_counters(vdev, &r->ctr);
 		break;
 	case DRM_VGPU_QUERY_PAGING:
-		vgpu_paging_query(file, &r->paging);
+		vgpu_paging_query(vm, &r->paging);
 		break;
 	}
 
@@ -209,5 +224,8 @@ int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	else
 		args->size = size;
 	kfree(r);
+out_put_vm:
+	if (vm)
+		vgpu_file_vm_put(vm);
 	return ret;
 }

@@ -19,6 +19,7 @@
 #include "vgpu_bo.h"
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
+#include "vgpu_file.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
 #include "vgpu_pt.h"
@@ -34,17 +35,18 @@ MODULE_PARM_DESC(vm_max_pt_kib,
 /**
  * DOC: GPU virtual memory
  *
- * Every open file of the render node has one GPU VM: a &drm_gpuvm for the
- * VA space and its mappings, and a page-table tree the device walks (see
- * "page tables").  User VAs run from %VGPU_VM_USER_START to
+ * Every open file of the render node has a default GPU VM and may create
+ * more (see "files and their VMs"); each is a &drm_gpuvm for the VA space
+ * and its mappings, and a page-table tree the device walks (see "page
+ * tables").  User VAs run from %VGPU_VM_USER_START to
  * %VGPU_VM_USER_END; the top GiB is reserved in the drm_gpuvm for the
  * kernel, which maps the VM's inline-stream buffer there (vgpu_stream.c).
  *
  * An open file pins nothing: the root table is allocated with the VM's
  * first mapping.  The page tables of one VM are bounded by the module
  * parameter ``vm_max_pt_kib``; a VM_BIND or EXEC that would need more
- * fails with -ENOSPC.  They are charged to the file in fdinfo
- * (``drm-vgpu-pt-bytes``).
+ * fails with -ENOSPC.  They are charged to the file that owns the VM in
+ * fdinfo (``drm-vgpu-pt-bytes``, the sum over the file's VMs).
  *
  * VM_BIND applies its operations in order under the VM's lock (held for
  * writing).  A MAP needs a free range: the BO is reserved, made reachable
@@ -529,6 +531,7 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	vm->vdev = vdev;
 	vm->kernel = kernel;
 	vm->hw_ctx = -1;
+	init_rwsem(&vm->users);
 	init_rwsem(&vm->lock);
 	mutex_init(&vm->pt_lock);
 	mutex_init(&vm->entity_lock);
@@ -633,11 +636,12 @@ static void vgpu_vm_close_work(struct work_struct *work)
 }
 
 /**
- * vgpu_vm_close() - the file owning a VM is closing
- * @vm: the file's VM
+ * vgpu_vm_close() - the file owning a VM is closing, or VM_DESTROY
+ * @vm: the VM; nothing can submit to it any more
  *
- * Jobs still queued get the scheduler's flush timeout to reach the
- * device, then are killed; the VM is banned, so that its jobs on the
+ * Jobs still queued are waited for until they reach the device (killably;
+ * at process exit for the scheduler's flush timeout at most), then the
+ * rest is killed; the VM is banned, so that its jobs on the
  * device end by the job timeout at the latest (no extension for progress)
  * and nothing new starts.  close() waits for them (every job of the VM on
  * every ring, vgpu_queues_vm_fence()) for at most %VGPU_VM_CLOSE_WAIT_MS,
@@ -836,19 +840,21 @@ int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		       struct drm_file *file)
 {
 	struct vgpu_device *vdev = to_vgpu(drm);
-	struct vgpu_file *vfile = file->driver_priv;
 	struct drm_vgpu_vm_bind *args = data;
-	struct vgpu_vm *vm = vfile->vm;
 	struct drm_vgpu_vm_bind_op *ops;
 	struct drm_gem_object **objs;
 	struct vgpu_pt_update up;
 	u32 i, n = args->num_ops;
+	struct vgpu_vm *vm;
 	int ret;
 
-	if (VGPU_IOCTL_DBG(drm, args->vm_id || args->flags) ||
+	if (VGPU_IOCTL_DBG(drm, args->flags) ||
 	    VGPU_IOCTL_DBG(drm, !n || n > VGPU_VM_MAX_BIND_OPS) ||
 	    VGPU_IOCTL_DBG(drm, args->op_size != sizeof(*ops)))
 		return -EINVAL;
+	vm = vgpu_file_vm_get(file, args->vm_id);
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
 
 	ops = kvmalloc_array(n, sizeof(*ops), GFP_KERNEL);
 	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
@@ -892,19 +898,38 @@ out_put:
 out_free:
 	kvfree(objs);
 	kvfree(ops);
+	vgpu_file_vm_put(vm);
 	return ret;
 }
 
 /**
- * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a file's VM
- * @file: DRM file
- * @q: report
+ * vgpu_vm_count_mappings() - a VM's user mappings
+ * @vm: VM
+ * @mappings: out, how many
+ * @bytes: out, bytes of VA they cover
  */
-void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q)
+void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes)
 {
-	struct vgpu_file *vfile = file->driver_priv;
-	struct vgpu_vm *vm = vfile->vm;
 	struct drm_gpuva *va;
+
+	*mappings = 0;
+	*bytes = 0;
+	down_read(&vm->lock);
+	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
+				    VGPU_VM_USER_END) {
+		(*mappings)++;
+		*bytes += va->va.range;
+	}
+	up_read(&vm->lock);
+}
+
+/**
+ * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a VM
+ * @vm: VM
+ * @q: report, zeroed by the caller
+ */
+void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q)
+{
 	int hw_ctx;
 
 	vgpu_ctx_counters(vm, q->device, &hw_ctx);
@@ -912,14 +937,7 @@ void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q)
 	q->state = (vgpu_vm_banned(vm) ? DRM_VGPU_VM_STATE_BANNED : 0) |
 		   (hw_ctx >= 0 ? DRM_VGPU_VM_STATE_HAS_CONTEXT : 0);
 
-	down_read(&vm->lock);
-	drm_gpuvm_for_each_va_range(va, &vm->gpuvm, VGPU_VM_USER_START,
-				    VGPU_VM_USER_END) {
-		q->mappings++;
-		q->mapped_bytes += va->va.range;
-	}
-	up_read(&vm->lock);
-
+	vgpu_vm_count_mappings(vm, &q->mappings, &q->mapped_bytes);
 	mutex_lock(&vm->pt_lock);
 	q->pt_pages = vm->pt_stats.tables;
 	q->leaves_4k = vm->pt_stats.leaves_4k;

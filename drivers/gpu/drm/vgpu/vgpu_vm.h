@@ -30,14 +30,6 @@ struct vgpu_pt_update;
 /** VGPU_VM_MAX_BIND_OPS - operations per VM_BIND call */
 #define VGPU_VM_MAX_BIND_OPS	1024
 
-/**
- * struct vgpu_file - driver state of an open render node
- * @vm: the file's GPU VM.
- */
-struct vgpu_file {
-	struct vgpu_vm *vm;
-};
-
 static inline struct vgpu_vm *to_vgpu_vm(struct drm_gpuvm *gpuvm)
 {
 	return container_of(gpuvm, struct vgpu_vm, gpuvm);
@@ -86,7 +78,8 @@ int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 		       u64 pte_flags);
 void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up);
-void vgpu_vm_query(struct drm_file *file, struct drm_vgpu_query_vm *q);
+void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes);
+void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q);
 
 int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		       struct drm_file *file);

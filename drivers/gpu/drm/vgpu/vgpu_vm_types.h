@@ -67,11 +67,18 @@ struct vgpu_vm_counters {
 };
 
 /**
- * struct vgpu_vm - a GPU virtual address space (one per open file)
+ * struct vgpu_vm - a GPU virtual address space
  * @gpuvm: drm_gpuvm: the VA tree, mappings per BO, the VM's resv.
  * @vdev: vgpu device.
  * @client_id: drm-client-id of the file that owns the VM (0: the kernel's),
  *	to name the VM in logs and debugfs.
+ * @id: the VM's id in its file (0: the default VM, or the kernel's).
+ * @users: held for reading by every ioctl that uses the VM
+ *	(vgpu_file_vm_get()), for writing by VM_DESTROY to wait for them
+ *	before it sets @destroyed.
+ * @destroyed: VM_DESTROY took the VM out of its file (protected by @users).
+ * @user_queues: exec queues created for the VM (protected by
+ *	&vgpu_file.lock); VM_DESTROY refuses while there are any.
  * @lock: the VA tree; held for writing by VM_BIND and teardown, for
  *	reading by EXEC (mappings stay put while a job is built).
  * @pt_lock: the page-table tree, @pt_stats, @rebind and each mapping's
@@ -103,6 +110,10 @@ struct vgpu_vm {
 	struct drm_gpuvm gpuvm;
 	struct vgpu_device *vdev;
 	u64 client_id;
+	u32 id;
+	struct rw_semaphore users;
+	bool destroyed;
+	u32 user_queues;
 	struct rw_semaphore lock;
 	struct mutex pt_lock;
 	struct vgpu_pt *root;
