@@ -366,6 +366,7 @@ static struct pci_driver vgpu_pci_driver = {
 	.id_table = vgpu_pci_ids,
 	.probe = vgpu_probe,
 	.remove = vgpu_remove,
+	.err_handler = &vgpu_pci_err_handlers,
 	.dev_groups = vgpu_sysfs_groups,
 };
 module_pci_driver(vgpu_pci_driver);
