@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Robustness under load: a queue reset by the timeout handler, whole-device
+ * resets (debugfs ``reset`` and a PCI function-level reset) while two VMs'
+ * jobs run, and hot-unplug with live clients (jobs in flight, CPU mmaps of
+ * VRAM and system BOs, bound BOs, a dma-buf imported by vgem), then a
+ * re-plug through a PCI rescan.
+ *
+ * Every test that resets the device zeroes its counters, so run-suite.sh
+ * runs this program after the strict-mode check.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#include <limits.h>
+#include <linux/sync_file.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "vgpu_test.h"
+#include "vgpu_test_vgem.h"
+#include "libvgpu.h"
+#include "vgpu_test_buf.h"
+
+#define MiB (1ull << 20)
+#define SEC 1000000000ll
+#define LOAD_JOBS 24
+#define LOAD_SIZE (4 * MiB)
+
+static void pattern(void *p, size_t size, uint64_t seed)
+{
+	uint64_t *q = p;
+	size_t i;
+
+	for (i = 0; i < size / 8; i++)
+		q[i] = seed ^ (i * 0x9e3779b97f4a7c15ull);
+}
+
+/* sysfs file of the PCI device behind @fd ("remove", "reset", ...). */
+static int dev_path(int fd, const char *file, char *out, size_t size)
+{
+	char dir[96], real[PATH_MAX];
+	int ret = vgpu_test_sysfs_dir(fd, dir, sizeof(dir));
+
+	if (ret)
+		return ret;
+	if (!realpath(dir, real))
+		return -errno;
+	snprintf(out, size, "%.400s/%.60s", real, file);
+	return 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+static uint64_t read_u64(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return ~0ull;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtoull(buf, NULL, 0) : ~0ull;
+}
+
+/*
+ * A VM's load: LOAD_JOBS jobs on one exec queue, each copying src (a
+ * pattern) to dst and summing dst into its own slot of res; a bystander
+ * VRAM BO that no job touches keeps another pattern.
+ */
+struct load {
+	struct vgpu_dev dev;
+	struct buf src, dst, res, keep;
+	uint32_t sync[LOAD_JOBS];
+	uint32_t queue;
+	uint64_t seed, want;
+};
+
+static int load_init(struct load *l, uint32_t queue, uint64_t seed)
+{
+	int ret = vgpu_open(&l->dev);
+
+	if (ret)
+		return ret;
+	l->queue = queue % l->dev.exec_queues;
+	l->seed = seed;
+	ret = buf_create(&l->dev, &l->src, LOAD_SIZE, VGPU_PLACE_VRAM,
+			 1ull << 32, VGPU_MAP_R) ?:
+	      buf_create(&l->dev, &l->dst, LOAD_SIZE, VGPU_PLACE_VRAM,
+			 2ull << 32, VGPU_MAP_RW) ?:
+	      buf_create(&l->dev, &l->res, 4096, VGPU_PLACE_SYSTEM,
+			 3ull << 32, VGPU_MAP_RW) ?:
+	      buf_create(&l->dev, &l->keep, MiB, VGPU_PLACE_VRAM,
+			 4ull << 32, VGPU_MAP_RW);
+	if (ret)
+		return ret;
+	pattern(l->src.cpu, l->src.size, seed);
+	pattern(l->keep.cpu, l->keep.size, ~seed);
+	l->want = vgpu_fnv1a64(l->src.cpu, l->src.size);
+	return 0;
+}
+
+/* Submit the jobs, each with its syncobj. */
+static int load_submit(struct load *l)
+{
+	struct vgpu_cmd cmd;
+	int i, ret = 0;
+
+	vgpu_cmd_init(&cmd);
+	for (i = 0; i < LOAD_JOBS && !ret; i++) {
+		vgpu_cmd_reset(&cmd);
+		vgpu_cmd_copy(&cmd, l->src.va, l->dst.va, l->src.size);
+		vgpu_cmd_checksum(&cmd, l->dst.va, l->dst.size, l->res.va + 8 * i);
+		ret = vgpu_syncobj_create(&l->dev, &l->sync[i]) ?:
+		      vgpu_submit(&l->dev, l->queue, &cmd, NULL, 0, l->sync[i]);
+	}
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+/* Jobs not finished yet. */
+static int load_pending(struct load *l)
+{
+	int i, n = 0;
+
+	for (i = 0; i < LOAD_JOBS; i++)
+		n += vgpu_syncobj_status(&l->dev, l->sync[i]) == 0;
+	return n;
+}
+
+static void load_fini(struct load *l)
+{
+	vgpu_close(&l->dev);
+}
+
+/* Every job ended without error and summed the right data; keep is intact. */
+static void expect_load_done(struct __test_metadata *_metadata, struct load *l)
+{
+	uint64_t *sums = l->res.cpu;
+	void *ref;
+	int i;
+
+	for (i = 0; i < LOAD_JOBS; i++) {
+		ASSERT_EQ(0, vgpu_syncobj_wait(&l->dev, l->sync[i], 60 * SEC));
+		EXPECT_EQ(1, vgpu_syncobj_status(&l->dev, l->sync[i])) {
+			TH_LOG("job %d", i);
+		}
+		EXPECT_EQ(l->want, sums[i]) {
+			TH_LOG("job %d", i);
+		}
+	}
+	EXPECT_EQ(0, memcmp(l->src.cpu, l->dst.cpu, l->src.size));
+	EXPECT_EQ(l->want, vgpu_fnv1a64(l->src.cpu, l->src.size));
+	ref = malloc(l->keep.size);
+	ASSERT_NE(NULL, ref);
+	pattern(ref, l->keep.size, ~l->seed);
+	EXPECT_EQ(0, memcmp(ref, l->keep.cpu, l->keep.size));
+	free(ref);
+}
+
+FIXTURE(robust) {
+	struct load a, b;
+	char resets[512];
+};
+
+FIXTURE_SETUP(robust)
+{
+	struct vgpu_dev probe;
+
+	if (vgpu_open(&probe))
+		SKIP(return, "no vgpu render node");
+	vgpu_close(&probe);
+	ASSERT_EQ(0, load_init(&self->a, 0, 1));
+	ASSERT_EQ(0, load_init(&self->b, 1, 2));
+	ASSERT_EQ(0, dev_path(self->a.dev.fd, "counters/device_resets",
+			      self->resets, sizeof(self->resets)));
+}
+
+FIXTURE_TEARDOWN(robust)
+{
+	load_fini(&self->a);
+	load_fini(&self->b);
+}
+
+/* Two VMs' loads, a whole-device reset through @path in the middle. */
+static void reset_under_load(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(robust) *self, const char *path)
+{
+	uint64_t before = read_u64(self->resets);
+	int pending;
+
+	ASSERT_NE(~0ull, before);
+	ASSERT_EQ(0, load_submit(&self->a));
+	ASSERT_EQ(0, load_submit(&self->b));
+	pending = load_pending(&self->a) + load_pending(&self->b);
+	ASSERT_EQ(0, write_str(path, "1"));
+	/* The reset must have met work, or this tests nothing. */
+	ASSERT_GT(pending, 0);
+	TH_LOG("%d of %d jobs pending at the reset", pending, 2 * LOAD_JOBS);
+	EXPECT_EQ(before + 1, read_u64(self->resets));
+	expect_load_done(_metadata, &self->a);
+	expect_load_done(_metadata, &self->b);
+	/* And the device works afterwards. */
+	memset(self->a.res.cpu, 0, 4096);
+	memset(self->a.dst.cpu, 0, self->a.dst.size);
+	ASSERT_EQ(0, load_submit(&self->a));
+	expect_load_done(_metadata, &self->a);
+}
+
+TEST_F(robust, debugfs_reset_under_load)
+{
+	char dev[512], path[512];
+
+	/* dev_path() ends in "/", after the PCI address. */
+	ASSERT_EQ(0, dev_path(self->a.dev.fd, "", dev, sizeof(dev)));
+	dev[strlen(dev) - 1] = '\0';
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%.64s/reset",
+		 strrchr(dev, '/') + 1);
+	ASSERT_EQ(0, access(path, W_OK)) {
+		TH_LOG("no %s", path);
+	}
+	reset_under_load(_metadata, self, path);
+}
+
+TEST_F(robust, flr_under_load)
+{
+	char path[512];
+
+	ASSERT_EQ(0, dev_path(self->a.dev.fd, "reset", path, sizeof(path)));
+	ASSERT_EQ(0, access(path, W_OK));
+	reset_under_load(_metadata, self, path);
+}
+
+/*
+ * A hang on a queue: the timeout handler resets that queue only; the hung
+ * job fails with -ETIMEDOUT and every other job, its own VM's behind it
+ * and another VM's on the same queue, completes with the right data.
+ */
+TEST_F(robust, queue_reset_keeps_innocent_jobs)
+{
+	uint64_t before = read_u64(self->resets);
+	struct vgpu_cmd hang;
+	uint32_t s_hang;
+
+	self->b.queue = self->a.queue;
+	vgpu_cmd_init(&hang);
+	vgpu_cmd_wait(&hang, self->a.res.va + 4000, 1);	/* never true */
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->a.dev, &s_hang));
+	ASSERT_EQ(0, vgpu_submit(&self->a.dev, self->a.queue, &hang, NULL, 0, s_hang));
+	ASSERT_EQ(0, load_submit(&self->a));
+	ASSERT_EQ(0, load_submit(&self->b));
+	ASSERT_EQ(0, vgpu_syncobj_wait(&self->a.dev, s_hang, 60 * SEC));
+	EXPECT_EQ(-ETIMEDOUT, vgpu_syncobj_status(&self->a.dev, s_hang));
+	expect_load_done(_metadata, &self->a);
+	expect_load_done(_metadata, &self->b);
+	/* A queue reset is not a device reset. */
+	EXPECT_EQ(before, read_u64(self->resets));
+	vgpu_cmd_fini(&hang);
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, 1);
+}
+
+/* Read and write every page of @p; -1 on SIGBUS, else the first word. */
+static int64_t touch(volatile uint64_t *p, size_t size)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	int64_t first = -1;
+	size_t i;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (!sigsetjmp(bus_jmp, 1)) {
+		first = p[0];
+		for (i = 0; i < size / 8; i += 4096 / 8)
+			p[i] = p[i] + 1;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return first;
+}
+
+/* The status of the fence a sync_file holds (1, 0 or a negative errno). */
+static int sync_file_status(int fd)
+{
+	struct sync_file_info info = { 0 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 10000) != 1)
+		return 0;
+	if (ioctl(fd, SYNC_IOC_FILE_INFO, &info))
+		return -errno;
+	return info.status;
+}
+
+static int wait_for_device(struct vgpu_dev *dev, int seconds)
+{
+	int i;
+
+	for (i = 0; i < seconds * 10; i++) {
+		if (!vgpu_open(dev))
+			return 0;
+		usleep(100000);
+	}
+	return -ENODEV;
+}
+
+/*
+ * Unplug while a client holds everything it can: jobs on two queues (one
+ * hung, one behind it), CPU mappings of a VRAM and a system BO and of a
+ * dma-buf, mappings in its VM, a dma-buf imported by vgem.  Every ioctl
+ * of the file then fails with ENODEV, the jobs' fences end with -ENODEV,
+ * the CPU mappings read the zero page (upstream's ttm_bo_vm_dummy_page())
+ * instead of raising SIGBUS, and everything closes; after a rescan the
+ * device is back and works.
+ */
+TEST(unplug_with_live_clients)
+{
+	struct vgpu_dev dev, again;
+	struct buf vram, sys, res;
+	struct vgpu_cmd hang, fill;
+	uint32_t s_hang, s_fill, vgem_handle, h;
+	char remove[512];
+	int dmabuf, vgem, sf_hang, sf_fill, i;
+	struct drm_vgpu_get_param gp = { .param = DRM_VGPU_PARAM_VRAM_SIZE };
+	void *dmap;
+
+	if (vgpu_open(&dev))
+		SKIP(return, "no vgpu render node");
+	vgem = vgem_open();
+	ASSERT_LE(0, vgem) {
+		TH_LOG("vgem.ko is needed");
+	}
+	ASSERT_EQ(0, dev_path(dev.fd, "remove", remove, sizeof(remove)));
+
+	ASSERT_EQ(0, buf_create(&dev, &vram, 2 * MiB, VGPU_PLACE_VRAM,
+				1ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, buf_create(&dev, &sys, 2 * MiB, VGPU_PLACE_SYSTEM,
+				2ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, buf_create(&dev, &res, 4096, VGPU_PLACE_SYSTEM,
+				3ull << 32, VGPU_MAP_RW));
+	pattern(vram.cpu, vram.size, 3);
+	pattern(sys.cpu, sys.size, 4);
+
+	ASSERT_EQ(0, vgpu_bo_export(&dev, vram.bo, &dmabuf));
+	ASSERT_EQ(0, drmPrimeFDToHandle(vgem, dmabuf, &vgem_handle));
+	dmap = mmap(NULL, vram.size, PROT_READ, MAP_SHARED, dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, dmap);
+	EXPECT_EQ(0, memcmp(dmap, vram.cpu, 4096));
+
+	vgpu_cmd_init(&hang);
+	vgpu_cmd_init(&fill);
+	vgpu_cmd_wait(&hang, res.va, 1);			/* never true */
+	vgpu_cmd_fill(&fill, sys.va, sys.size, 0x5a5a5a5a);
+	ASSERT_EQ(0, vgpu_syncobj_create(&dev, &s_hang));
+	ASSERT_EQ(0, vgpu_syncobj_create(&dev, &s_fill));
+	ASSERT_EQ(0, vgpu_submit(&dev, 0, &hang, NULL, 0, s_hang));
+	ASSERT_EQ(0, vgpu_submit(&dev, 0, &fill, NULL, 0, s_fill));
+	ASSERT_EQ(0, drmSyncobjExportSyncFile(dev.fd, s_hang, &sf_hang));
+	ASSERT_EQ(0, drmSyncobjExportSyncFile(dev.fd, s_fill, &sf_fill));
+	EXPECT_EQ(0, vgpu_syncobj_status(&dev, s_hang));
+
+	ASSERT_EQ(0, write_str(remove, "1"));
+
+	/* Every ioctl of the open file: ENODEV. */
+	EXPECT_ERRNO(ENODEV, ioctl(dev.fd, DRM_IOCTL_VGPU_GET_PARAM, &gp));
+	EXPECT_EQ(-ENODEV, vgpu_bo_create(&dev, 4096, VGPU_PLACE_SYSTEM, 0, &h));
+	EXPECT_EQ(-ENODEV, vgpu_submit(&dev, 1, &fill, NULL, 0, 0));
+	EXPECT_EQ(-ENODEV, vgpu_vm_unmap(&dev, sys.va, sys.size));
+	/* The jobs that were on the ring: -ENODEV, not left hanging. */
+	EXPECT_EQ(-ENODEV, sync_file_status(sf_hang));
+	EXPECT_EQ(-ENODEV, sync_file_status(sf_fill));
+	/* CPU mappings: the zero page, no SIGBUS, whatever was there. */
+	EXPECT_EQ(0, touch(vram.cpu, vram.size));
+	EXPECT_EQ(0, touch(sys.cpu, sys.size));
+	EXPECT_EQ(0, *(volatile uint64_t *)dmap);
+
+	/* Everything closes. */
+	EXPECT_EQ(0, munmap(dmap, vram.size));
+	EXPECT_EQ(0, drmCloseBufferHandle(vgem, vgem_handle));
+	close(dmabuf);
+	close(sf_hang);
+	close(sf_fill);
+	vgpu_bo_unmap(vram.cpu, vram.size);
+	vgpu_bo_unmap(sys.cpu, sys.size);
+	vgpu_bo_unmap(res.cpu, res.size);
+	vgpu_close(&dev);
+	close(vgem);
+	vgem_release();
+
+	/* Re-plug: a new device that works. */
+	ASSERT_EQ(0, write_str("/sys/bus/pci/rescan", "1"));
+	ASSERT_EQ(0, wait_for_device(&again, 10));
+	ASSERT_EQ(0, buf_create(&again, &sys, 2 * MiB, VGPU_PLACE_VRAM,
+				1ull << 32, VGPU_MAP_RW));
+	vgpu_cmd_reset(&fill);
+	vgpu_cmd_fill(&fill, sys.va, sys.size, 0x12345678);
+	ASSERT_EQ(0, vgpu_run(&again, 0, &fill, 30 * SEC));
+	for (i = 0; i < (int)(sys.size / 4); i += 1024)
+		ASSERT_EQ(0x12345678u, ((uint32_t *)sys.cpu)[i]);
+	buf_destroy(&again, &sys);
+	vgpu_close(&again);
+	vgpu_cmd_fini(&hang);
+	vgpu_cmd_fini(&fill);
+}
+
+TEST_HARNESS_MAIN
