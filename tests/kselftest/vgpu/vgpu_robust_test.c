@@ -324,22 +324,24 @@ static int wait_for_device(struct vgpu_dev *dev, int seconds)
 }
 
 /*
- * Unplug while a client holds everything it can: jobs on two queues (one
+ * Unplug while a client holds everything it can: jobs on a queue (one
  * hung, one behind it), CPU mappings of a VRAM and a system BO and of a
- * dma-buf, mappings in its VM, a dma-buf imported by vgem.  Every ioctl
- * of the file then fails with ENODEV, the jobs' fences end with -ENODEV,
- * the CPU mappings read the zero page (upstream's ttm_bo_vm_dummy_page())
- * instead of raising SIGBUS, and everything closes; after a rescan the
- * device is back and works.
+ * dma-buf, mappings in its VM, a dma-buf imported by vgem and one not
+ * imported yet.  Every ioctl of the file then fails with ENODEV, the jobs'
+ * fences end with -ENODEV, the CPU mappings read the zero page (upstream's
+ * ttm_bo_vm_dummy_page()) instead of raising SIGBUS, ptrace access to
+ * VRAM fails with EIO, a late import fails with ENODEV, and everything
+ * closes; after a rescan the device is back and works.
  */
 TEST(unplug_with_live_clients)
 {
 	struct vgpu_dev dev, again;
-	struct buf vram, sys, res;
+	struct buf vram, sys, res, shared;
 	struct vgpu_cmd hang, fill;
-	uint32_t s_hang, s_fill, vgem_handle, h;
+	uint32_t s_hang, s_fill, vgem_handle, h, late;
 	char remove[512];
-	int dmabuf, vgem, sf_hang, sf_fill, i;
+	int dmabuf, late_dmabuf, vgem, sf_hang, sf_fill, mem, i;
+	uint64_t word;
 	struct drm_vgpu_get_param gp = { .param = DRM_VGPU_PARAM_VRAM_SIZE };
 	void *dmap;
 
@@ -357,14 +359,20 @@ TEST(unplug_with_live_clients)
 				2ull << 32, VGPU_MAP_RW));
 	ASSERT_EQ(0, buf_create(&dev, &res, 4096, VGPU_PLACE_SYSTEM,
 				3ull << 32, VGPU_MAP_RW));
+	ASSERT_EQ(0, buf_create(&dev, &shared, MiB, VGPU_PLACE_VRAM,
+				4ull << 32, VGPU_MAP_RW));
 	pattern(vram.cpu, vram.size, 3);
 	pattern(sys.cpu, sys.size, 4);
+	pattern(shared.cpu, shared.size, 5);
 
-	ASSERT_EQ(0, vgpu_bo_export(&dev, vram.bo, &dmabuf));
+	/* One dma-buf vgem imports (and pins) now, one it tries later. */
+	ASSERT_EQ(0, vgpu_bo_export(&dev, shared.bo, &dmabuf));
 	ASSERT_EQ(0, drmPrimeFDToHandle(vgem, dmabuf, &vgem_handle));
-	dmap = mmap(NULL, vram.size, PROT_READ, MAP_SHARED, dmabuf, 0);
+	dmap = mmap(NULL, shared.size, PROT_READ, MAP_SHARED, dmabuf, 0);
 	ASSERT_NE(MAP_FAILED, dmap);
-	EXPECT_EQ(0, memcmp(dmap, vram.cpu, 4096));
+	EXPECT_EQ(0, memcmp(dmap, shared.cpu, 4096));
+	ASSERT_EQ(0, vgpu_bo_create(&dev, MiB, VGPU_PLACE_VRAM, 0, &late));
+	ASSERT_EQ(0, vgpu_bo_export(&dev, late, &late_dmabuf));
 
 	vgpu_cmd_init(&hang);
 	vgpu_cmd_init(&fill);
@@ -392,16 +400,25 @@ TEST(unplug_with_live_clients)
 	EXPECT_EQ(0, touch(vram.cpu, vram.size));
 	EXPECT_EQ(0, touch(sys.cpu, sys.size));
 	EXPECT_EQ(0, *(volatile uint64_t *)dmap);
+	/* ptrace access to VRAM (TTM's access_memory): the BAR is gone. */
+	mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, mem);
+	EXPECT_ERRNO(EIO, pread(mem, &word, 8, (off_t)(uintptr_t)vram.cpu));
+	close(mem);
+	/* An importer that comes too late: vgpu cannot pin a BO any more. */
+	EXPECT_ERRNO(ENODEV, drmPrimeFDToHandle(vgem, late_dmabuf, &h));
 
 	/* Everything closes. */
-	EXPECT_EQ(0, munmap(dmap, vram.size));
+	EXPECT_EQ(0, munmap(dmap, shared.size));
 	EXPECT_EQ(0, drmCloseBufferHandle(vgem, vgem_handle));
 	close(dmabuf);
+	close(late_dmabuf);
 	close(sf_hang);
 	close(sf_fill);
 	vgpu_bo_unmap(vram.cpu, vram.size);
 	vgpu_bo_unmap(sys.cpu, sys.size);
 	vgpu_bo_unmap(res.cpu, res.size);
+	vgpu_bo_unmap(shared.cpu, shared.size);
 	vgpu_close(&dev);
 	close(vgem);
 	vgem_release();
