@@ -482,7 +482,11 @@ struct drm_vgpu_vm_bind {
  * reservation object.  A job that faults (unmapped or forbidden address)
  * or runs longer than the job timeout ends with an error on its fence
  * (-EFAULT, -ETIMEDOUT); a fault also bans the VM: every later EXEC and
- * VM_BIND on the file gets -ECANCELED.  Other files are not affected.
+ * VM_BIND on the file gets -ECANCELED.  Other files are not affected:
+ * the jobs of other VMs on the same queue run on after the queue's reset.
+ * A reset of the whole device (a PCI function-level reset, debugfs
+ * ``reset``) fails no job: the jobs it interrupted run again from their
+ * start.  Jobs on the rings when the device is unplugged end with -ENODEV.
  *
  * Usage::
  *
