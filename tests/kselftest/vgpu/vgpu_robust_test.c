@@ -53,32 +53,6 @@ static int dev_path(int fd, const char *file, char *out, size_t size)
 	return 0;
 }
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
-
-static uint64_t read_u64(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return ~0ull;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtoull(buf, NULL, 0) : ~0ull;
-}
-
 /*
  * A VM's load: LOAD_JOBS jobs on one exec queue, each copying src (a
  * pattern) to dst and summing dst into its own slot of res; a bystander
@@ -202,18 +176,18 @@ FIXTURE_TEARDOWN(robust)
 static void reset_under_load(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(robust) *self, const char *path)
 {
-	uint64_t before = read_u64(self->resets);
+	uint64_t before = vgpu_test_read_u64(self->resets);
 	int pending;
 
 	ASSERT_NE(~0ull, before);
 	ASSERT_EQ(0, load_submit(&self->a));
 	ASSERT_EQ(0, load_submit(&self->b));
 	pending = load_pending(&self->a) + load_pending(&self->b);
-	ASSERT_EQ(0, write_str(path, "1"));
+	ASSERT_EQ(0, vgpu_test_write(path, "1"));
 	/* The reset must have met work, or this tests nothing. */
 	ASSERT_GT(pending, 0);
 	TH_LOG("%d of %d jobs pending at the reset", pending, 2 * LOAD_JOBS);
-	EXPECT_EQ(before + 1, read_u64(self->resets));
+	EXPECT_EQ(before + 1, vgpu_test_read_u64(self->resets));
 	expect_load_done(_metadata, &self->a);
 	expect_load_done(_metadata, &self->b);
 	/* And the device works afterwards. */
@@ -254,7 +228,7 @@ TEST_F(robust, flr_under_load)
  */
 TEST_F(robust, queue_reset_keeps_innocent_jobs)
 {
-	uint64_t before = read_u64(self->resets);
+	uint64_t before = vgpu_test_read_u64(self->resets);
 	struct vgpu_cmd hang;
 	uint32_t s_hang;
 
@@ -270,7 +244,7 @@ TEST_F(robust, queue_reset_keeps_innocent_jobs)
 	expect_load_done(_metadata, &self->a);
 	expect_load_done(_metadata, &self->b);
 	/* A queue reset is not a device reset. */
-	EXPECT_EQ(before, read_u64(self->resets));
+	EXPECT_EQ(before, vgpu_test_read_u64(self->resets));
 	vgpu_cmd_fini(&hang);
 }
 
@@ -386,7 +360,7 @@ TEST(unplug_with_live_clients)
 	ASSERT_EQ(0, drmSyncobjExportSyncFile(dev.fd, s_fill, &sf_fill));
 	EXPECT_EQ(0, vgpu_syncobj_status(&dev, s_hang));
 
-	ASSERT_EQ(0, write_str(remove, "1"));
+	ASSERT_EQ(0, vgpu_test_write(remove, "1"));
 
 	/* Every ioctl of the open file: ENODEV. */
 	EXPECT_ERRNO(ENODEV, ioctl(dev.fd, DRM_IOCTL_VGPU_GET_PARAM, &gp));
@@ -424,7 +398,7 @@ TEST(unplug_with_live_clients)
 	vgem_release();
 
 	/* Re-plug: a new device that works. */
-	ASSERT_EQ(0, write_str("/sys/bus/pci/rescan", "1"));
+	ASSERT_EQ(0, vgpu_test_write("/sys/bus/pci/rescan", "1"));
 	ASSERT_EQ(0, wait_for_device(&again, 10));
 	ASSERT_EQ(0, buf_create(&again, &sys, 2 * MiB, VGPU_PLACE_VRAM,
 				1ull << 32, VGPU_MAP_RW));

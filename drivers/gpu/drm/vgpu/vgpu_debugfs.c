@@ -618,19 +618,30 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 	vgpu_paging_counters_reset(&vdev->paging.ctr);
 }
 
+/* A write-only file: writing true runs @action, false does nothing. */
+static ssize_t vgpu_debugfs_trigger(struct file *f, const char __user *ubuf,
+				    size_t len,
+				    int (*action)(struct vgpu_device *vdev))
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, len, &on);
+	if (!ret && on)
+		ret = action(file_inode(f)->i_private);
+	return ret ?: len;
+}
+
+static int vgpu_reset_counters_action(struct vgpu_device *vdev)
+{
+	vgpu_counters_reset(vdev);
+	return 0;
+}
+
 static ssize_t vgpu_reset_counters_write(struct file *f, const char __user *ubuf,
 					 size_t len, loff_t *pos)
 {
-	struct vgpu_device *vdev = file_inode(f)->i_private;
-	bool reset;
-	int ret;
-
-	ret = kstrtobool_from_user(ubuf, len, &reset);
-	if (ret)
-		return ret;
-	if (reset)
-		vgpu_counters_reset(vdev);
-	return len;
+	return vgpu_debugfs_trigger(f, ubuf, len, vgpu_reset_counters_action);
 }
 
 static const struct file_operations vgpu_reset_counters_fops = {
@@ -641,19 +652,15 @@ static const struct file_operations vgpu_reset_counters_fops = {
 
 /* -------------------------------------------------------------- reset --- */
 
+static int vgpu_reset_action(struct vgpu_device *vdev)
+{
+	return vgpu_reset_now(vdev, "requested through debugfs");
+}
+
 static ssize_t vgpu_reset_write(struct file *f, const char __user *ubuf,
 				size_t len, loff_t *pos)
 {
-	struct vgpu_device *vdev = file_inode(f)->i_private;
-	bool reset;
-	int ret;
-
-	ret = kstrtobool_from_user(ubuf, len, &reset);
-	if (ret)
-		return ret;
-	if (reset)
-		ret = vgpu_reset_now(vdev, "requested through debugfs");
-	return ret ?: len;
+	return vgpu_debugfs_trigger(f, ubuf, len, vgpu_reset_action);
 }
 
 static const struct file_operations vgpu_reset_fops = {
