@@ -2,7 +2,7 @@
 /*
  * Robustness under load: a queue reset by the timeout handler, whole-device
  * resets (debugfs ``reset`` and a PCI function-level reset) while two VMs'
- * jobs run, and hot-unplug with live clients (jobs in flight, CPU mmaps of
+ * jobs run and while jobs fault on pageable memory, and hot-unplug with live clients (jobs in flight, CPU mmaps of
  * VRAM and system BOs, bound BOs, a dma-buf imported by vgem), then a
  * re-plug through a PCI rescan.
  *
@@ -219,6 +219,73 @@ TEST_F(robust, flr_under_load)
 	ASSERT_EQ(0, dev_path(self->a.dev.fd, "reset", path, sizeof(path)));
 	ASSERT_EQ(0, access(path, W_OK));
 	reset_under_load(_metadata, self, path);
+}
+
+/*
+ * An FLR while jobs fault on a pageable BO (its chunks migrating into
+ * VRAM under the fault thread): every job ends without error with the
+ * right sum, nothing is cancelled, and the VM is not banned.
+ */
+TEST_F(robust, flr_during_gpu_faults)
+{
+	const uint64_t size = 16 * MiB;
+	struct drm_vgpu_query_paging pg;
+	struct drm_vgpu_query_vm qvm;
+	struct vgpu_dev *dev = &self->a.dev;
+	uint64_t before = vgpu_test_read_u64(self->resets), want, *p, *sums;
+	uint32_t h, sync[4];
+	struct vgpu_cmd cmd;
+	char path[512];
+	int i, pending = 0;
+
+	ASSERT_EQ(0, dev_path(dev->fd, "reset", path, sizeof(path)));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(dev, h, size, (void **)&p));
+	pattern(p, size, 9);
+	want = vgpu_fnv1a64(p, size);
+	ASSERT_EQ(0, vgpu_vm_map(dev, h, 0, 1ull << 36, size, VGPU_MAP_R));
+	sums = self->a.res.cpu;
+	memset(sums, 0, 4096);
+
+	vgpu_cmd_init(&cmd);
+	for (i = 0; i < 4; i++) {
+		vgpu_cmd_reset(&cmd);
+		vgpu_cmd_checksum(&cmd, 1ull << 36, size, self->a.res.va + 8 * i);
+		ASSERT_EQ(0, vgpu_syncobj_create(dev, &sync[i]));
+		ASSERT_EQ(0, vgpu_submit(dev, self->a.queue, &cmd, NULL, 0, sync[i]));
+	}
+	vgpu_cmd_fini(&cmd);
+	/* Reset once the first job has faulted chunks in, not all of them. */
+	for (i = 0; i < 5000; i++) {
+		ASSERT_EQ(0, vgpu_query_paging(dev, &pg));
+		if (pg.vm.faults_resolved)
+			break;
+		usleep(1000);
+	}
+	ASSERT_LT(0, pg.vm.faults_resolved);
+	TH_LOG("%llu faults resolved, %llu bytes in at the reset",
+	       (unsigned long long)pg.vm.faults_resolved,
+	       (unsigned long long)pg.vm.bytes_to_vram);
+	for (i = 0; i < 4; i++)
+		pending += vgpu_syncobj_status(dev, sync[i]) == 0;
+	ASSERT_EQ(0, vgpu_test_write(path, "1"));
+	ASSERT_GT(pending, 0);
+	TH_LOG("%d of 4 jobs pending at the reset", pending);
+
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, vgpu_syncobj_wait(dev, sync[i], 60 * SEC));
+		EXPECT_EQ(1, vgpu_syncobj_status(dev, sync[i]));
+		EXPECT_EQ(want, sums[i]);
+	}
+	EXPECT_EQ(before + 1, vgpu_test_read_u64(self->resets));
+	ASSERT_EQ(0, vgpu_query_paging(dev, &pg));
+	EXPECT_LE(1, pg.vm.faults_resolved);
+	EXPECT_EQ(0, pg.vm.faults_cancelled);
+	ASSERT_EQ(0, vgpu_query_vm(dev, &qvm));
+	EXPECT_EQ(0, qvm.state & DRM_VGPU_VM_STATE_BANNED);
+	/* The CPU still sees the pattern. */
+	EXPECT_EQ(want, vgpu_fnv1a64(p, size));
+	vgpu_bo_unmap(p, size);
 }
 
 /*
