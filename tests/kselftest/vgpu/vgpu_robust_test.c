@@ -366,8 +366,8 @@ static int wait_for_device(struct vgpu_dev *dev, int seconds)
 
 /*
  * Unplug while a client holds everything it can: jobs on a queue (one
- * hung, one behind it), CPU mappings of a VRAM and a system BO and of a
- * dma-buf, mappings in its VM, a dma-buf imported by vgem and one not
+ * hung, one behind it), CPU mappings of a VRAM, a system and a pageable
+ * BO (with chunks in VRAM) and of a dma-buf, mappings in its VM, a dma-buf imported by vgem and one not
  * imported yet.  Every ioctl of the file then fails with ENODEV, the jobs'
  * fences end with -ENODEV, the CPU mappings read the zero page (upstream's
  * ttm_bo_vm_dummy_page()) instead of raising SIGBUS, ptrace access to
@@ -379,12 +379,12 @@ TEST(unplug_with_live_clients)
 	struct vgpu_dev dev, again;
 	struct buf vram, sys, res, shared;
 	struct vgpu_cmd hang, fill;
-	uint32_t s_hang, s_fill, vgem_handle, h, late;
+	uint32_t s_hang, s_fill, vgem_handle, h, late, pageable;
 	char remove[512];
 	int dmabuf, late_dmabuf, vgem, sf_hang, sf_fill, mem, i;
 	uint64_t word;
 	struct drm_vgpu_get_param gp = { .param = DRM_VGPU_PARAM_VRAM_SIZE };
-	void *dmap;
+	void *dmap, *pmap;
 
 	if (vgpu_open(&dev))
 		SKIP(return, "no vgpu render node");
@@ -415,8 +415,18 @@ TEST(unplug_with_live_clients)
 	ASSERT_EQ(0, vgpu_bo_create(&dev, MiB, VGPU_PLACE_VRAM, 0, &late));
 	ASSERT_EQ(0, vgpu_bo_export(&dev, late, &late_dmabuf));
 
-	vgpu_cmd_init(&hang);
+	/* A pageable BO with chunks in VRAM, faulted in by a job. */
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&dev, 4 * MiB, &pageable, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&dev, pageable, 4 * MiB, &pmap));
+	pattern(pmap, 4 * MiB, 6);
+	ASSERT_EQ(0, vgpu_vm_map(&dev, pageable, 0, 1ull << 36, 4 * MiB, VGPU_MAP_R));
 	vgpu_cmd_init(&fill);
+	vgpu_cmd_checksum(&fill, 1ull << 36, 4 * MiB, res.va + 8);
+	ASSERT_EQ(0, vgpu_run(&dev, 1 % dev.exec_queues, &fill, 30 * SEC));
+	EXPECT_EQ(vgpu_fnv1a64(pmap, 4 * MiB), ((uint64_t *)res.cpu)[1]);
+
+	vgpu_cmd_init(&hang);
+	vgpu_cmd_reset(&fill);
 	vgpu_cmd_wait(&hang, res.va, 1);			/* never true */
 	vgpu_cmd_fill(&fill, sys.va, sys.size, 0x5a5a5a5a);
 	ASSERT_EQ(0, vgpu_syncobj_create(&dev, &s_hang));
@@ -440,6 +450,9 @@ TEST(unplug_with_live_clients)
 	/* CPU mappings: the zero page, no SIGBUS, whatever was there. */
 	EXPECT_EQ(0, touch(vram.cpu, vram.size));
 	EXPECT_EQ(0, touch(sys.cpu, sys.size));
+	EXPECT_EQ(0, touch(pmap, 4 * MiB));
+	EXPECT_EQ(-ENODEV, vgpu_prefetch(&dev, 1ull << 36, 4 * MiB,
+					   DRM_VGPU_PLACE_SYSTEM, NULL));
 	EXPECT_EQ(0, *(volatile uint64_t *)dmap);
 	/* ptrace access to VRAM (TTM's access_memory): the BAR is gone. */
 	mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
@@ -460,6 +473,7 @@ TEST(unplug_with_live_clients)
 	vgpu_bo_unmap(sys.cpu, sys.size);
 	vgpu_bo_unmap(res.cpu, res.size);
 	vgpu_bo_unmap(shared.cpu, shared.size);
+	vgpu_bo_unmap(pmap, 4 * MiB);
 	vgpu_close(&dev);
 	close(vgem);
 	vgem_release();
