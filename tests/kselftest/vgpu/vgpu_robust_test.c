@@ -151,6 +151,7 @@ static void expect_load_done(struct __test_metadata *_metadata, struct load *l)
 FIXTURE(robust) {
 	struct load a, b;
 	char resets[512];
+	char max_contexts[32];	/* the parameter to restore, if changed */
 };
 
 FIXTURE_SETUP(robust)
@@ -170,6 +171,8 @@ FIXTURE_TEARDOWN(robust)
 {
 	load_fini(&self->a);
 	load_fini(&self->b);
+	if (self->max_contexts[0])
+		vgpu_test_param("max_contexts", self->max_contexts, NULL, 0);
 }
 
 /* Two VMs' loads, a whole-device reset through @path in the middle. */
@@ -210,6 +213,26 @@ TEST_F(robust, debugfs_reset_under_load)
 		TH_LOG("no %s", path);
 	}
 	reset_under_load(_metadata, self, path);
+}
+
+/*
+ * The same with one hardware context for both VMs: they take it over
+ * from each other between jobs (context invalidations, roots rewritten)
+ * while the reset comes.
+ */
+TEST_F(robust, flr_under_load_one_context)
+{
+	char path[512], steals[512];
+	uint64_t before;
+
+	ASSERT_EQ(0, dev_path(self->a.dev.fd, "reset", path, sizeof(path)));
+	ASSERT_EQ(0, dev_path(self->a.dev.fd, "counters/context_steals",
+			      steals, sizeof(steals)));
+	ASSERT_EQ(0, vgpu_test_param("max_contexts", "1", self->max_contexts,
+				     sizeof(self->max_contexts)));
+	before = vgpu_test_read_u64(steals);
+	reset_under_load(_metadata, self, path);
+	EXPECT_LT(before, vgpu_test_read_u64(steals));
 }
 
 TEST_F(robust, flr_under_load)
