@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "vgpu_test.h"
@@ -391,7 +392,8 @@ static int wait_for_device(struct vgpu_dev *dev, int seconds)
  * Unplug while a client holds everything it can: jobs on a queue (one
  * hung, one behind it), CPU mappings of a VRAM, a system and a pageable
  * BO (with chunks in VRAM) and of a dma-buf, mappings in its VM, a dma-buf imported by vgem and one not
- * imported yet.  Every ioctl of the file then fails with ENODEV, the jobs'
+ * imported yet, and a process asleep in WAIT_BO on the hung job.  Every
+ * ioctl of the file then fails with ENODEV, the sleeper wakes, the jobs'
  * fences end with -ENODEV, the CPU mappings read the zero page (upstream's
  * ttm_bo_vm_dummy_page()) instead of raising SIGBUS, ptrace access to
  * VRAM fails with EIO, a late import fails with ENODEV, and everything
@@ -404,7 +406,8 @@ TEST(unplug_with_live_clients)
 	struct vgpu_cmd hang, fill;
 	uint32_t s_hang, s_fill, vgem_handle, h, late, pageable;
 	char remove[512];
-	int dmabuf, late_dmabuf, vgem, sf_hang, sf_fill, mem, i;
+	int dmabuf, late_dmabuf, vgem, sf_hang, sf_fill, mem, i, status;
+	pid_t waiter;
 	uint64_t word;
 	struct drm_vgpu_get_param gp = { .param = DRM_VGPU_PARAM_VRAM_SIZE };
 	void *dmap, *pmap;
@@ -459,8 +462,21 @@ TEST(unplug_with_live_clients)
 	ASSERT_EQ(0, drmSyncobjExportSyncFile(dev.fd, s_hang, &sf_hang));
 	ASSERT_EQ(0, drmSyncobjExportSyncFile(dev.fd, s_fill, &sf_fill));
 	EXPECT_EQ(0, vgpu_syncobj_status(&dev, s_hang));
+	/* A process asleep in WAIT_BO on the hung job, across the unplug. */
+	waiter = fork();
+	ASSERT_LE(0, waiter);
+	if (!waiter)
+		_exit(vgpu_bo_wait(&dev, res.bo, 60 * SEC) ? 1 : 0);
+	usleep(300000);
+	ASSERT_EQ(0, waitpid(waiter, &status, WNOHANG));
 
 	ASSERT_EQ(0, vgpu_test_write(remove, "1"));
+
+	/* The sleeper wakes: the job's fence has signalled (with -ENODEV). */
+	for (i = 0; i < 100 && !waitpid(waiter, &status, WNOHANG); i++)
+		usleep(100000);
+	ASSERT_GT(100, i);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 
 	/* Every ioctl of the open file: ENODEV. */
 	EXPECT_ERRNO(ENODEV, ioctl(dev.fd, DRM_IOCTL_VGPU_GET_PARAM, &gp));
