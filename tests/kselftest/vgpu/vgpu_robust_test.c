@@ -391,10 +391,10 @@ static int wait_for_device(struct vgpu_dev *dev, int seconds)
 /*
  * Unplug while a client holds everything it can: jobs on a queue (one
  * hung, one behind it), CPU mappings of a VRAM, a system and a pageable
- * BO (with chunks in VRAM) and of a dma-buf, mappings in its VM, a dma-buf imported by vgem and one not
- * imported yet, and a process asleep in WAIT_BO on the hung job.  Every
- * ioctl of the file then fails with ENODEV, the sleeper wakes, the jobs'
- * fences end with -ENODEV, the CPU mappings read the zero page (upstream's
+ * BO (with chunks in VRAM) and of a dma-buf, mappings in its VM, a
+ * dma-buf imported by vgem and one not imported yet, and a process asleep
+ * in WAIT_BO on the hung job.  Every ioctl of the file then fails with
+ * ENODEV, the sleeper wakes, the jobs' fences end with -ENODEV, the CPU mappings read the zero page (upstream's
  * ttm_bo_vm_dummy_page()) instead of raising SIGBUS, ptrace access to
  * VRAM fails with EIO, a late import fails with ENODEV, and everything
  * closes; after a rescan the device is back and works.
