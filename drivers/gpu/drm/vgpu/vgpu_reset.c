@@ -34,8 +34,9 @@
  * tables and the kernel's copy-engine mappings survive, and the driver
  * evicts nothing.  Around it the driver
  *
- * 1. quiesces (vgpu_reset_quiesce()): cancels a scheduled reset, suspends
- *    the fault interrupt (waiting for the fault thread, whose migrations
+ * 1. quiesces (vgpu_reset_quiesce(), after cancelling a scheduled reset
+ *    unless it is that reset, under &vgpu_reset.lock): suspends the fault
+ *    interrupt (waiting for the fault thread, whose migrations
  *    still complete), stops every scheduler and its timeout handler with
  *    the jobs left on the rings, suspends the general interrupt, signals
  *    the fences the device has already passed, then takes the context
@@ -105,20 +106,29 @@ static void vgpu_reset_resume(struct vgpu_device *vdev)
 	WRITE_ONCE(vdev->reset.count, vdev->reset.count + 1);
 }
 
+/* A whole reset, under &vgpu_reset.lock; @err: the device misbehaved. */
+static void vgpu_reset_run(struct vgpu_device *vdev, bool err,
+			   const char *reason)
+{
+	mutex_lock(&vdev->reset.lock);
+	if (err)
+		drm_err(&vdev->drm, "resetting the device: %s\n", reason);
+	else
+		drm_info(&vdev->drm, "resetting the device: %s\n", reason);
+	vgpu_reset_quiesce(vdev);
+	vgpu_reset_resume(vdev);
+	mutex_unlock(&vdev->reset.lock);
+}
+
 static void vgpu_reset_work(struct work_struct *work)
 {
 	struct vgpu_device *vdev = container_of(work, struct vgpu_device,
 						reset.work);
-	struct drm_device *drm = &vdev->drm;
 	int idx;
 
-	if (!drm_dev_enter(drm, &idx))
+	if (!drm_dev_enter(&vdev->drm, &idx))
 		return;
-	mutex_lock(&vdev->reset.lock);
-	drm_err(drm, "resetting the device: %s\n", vdev->reset.reason);
-	vgpu_reset_quiesce(vdev);
-	vgpu_reset_resume(vdev);
-	mutex_unlock(&vdev->reset.lock);
+	vgpu_reset_run(vdev, true, vdev->reset.reason);
 	drm_dev_exit(idx);
 }
 
@@ -185,11 +195,7 @@ int vgpu_reset_now(struct vgpu_device *vdev, const char *reason)
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
 	cancel_work_sync(&vdev->reset.work);
-	mutex_lock(&vdev->reset.lock);
-	drm_info(&vdev->drm, "resetting the device: %s\n", reason);
-	vgpu_reset_quiesce(vdev);
-	vgpu_reset_resume(vdev);
-	mutex_unlock(&vdev->reset.lock);
+	vgpu_reset_run(vdev, false, reason);
 	drm_dev_exit(idx);
 	return 0;
 }
