@@ -246,6 +246,39 @@ TEST_F(robust, flr_under_load)
 }
 
 /*
+ * A job the device is running when the FLR comes (a WAIT for a value no
+ * one has written yet) is not failed: it runs again after the reset and
+ * completes once the value is written.
+ */
+TEST_F(robust, job_running_at_flr_runs_again)
+{
+	struct vgpu_dev *dev = &self->a.dev;
+	volatile uint32_t *flag = self->a.res.cpu;
+	struct vgpu_cmd cmd;
+	char path[512];
+	uint32_t sync;
+
+	ASSERT_EQ(0, dev_path(dev->fd, "reset", path, sizeof(path)));
+	flag[0] = 0;
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_wait(&cmd, self->a.res.va, 1);
+	vgpu_cmd_fill(&cmd, self->a.res.va + 64, 64, 0x77777777);
+	ASSERT_EQ(0, vgpu_syncobj_create(dev, &sync));
+	ASSERT_EQ(0, vgpu_submit(dev, self->a.queue, &cmd, NULL, 0, sync));
+	vgpu_cmd_fini(&cmd);
+	usleep(200000);
+	ASSERT_EQ(0, vgpu_syncobj_status(dev, sync));
+	ASSERT_EQ(0, vgpu_test_write(path, "1"));
+	usleep(200000);
+	/* Still waiting, not failed by the reset. */
+	EXPECT_EQ(0, vgpu_syncobj_status(dev, sync));
+	flag[0] = 1;
+	ASSERT_EQ(0, vgpu_syncobj_wait(dev, sync, 30 * SEC));
+	EXPECT_EQ(1, vgpu_syncobj_status(dev, sync));
+	EXPECT_EQ(0x77777777u, flag[16]);
+}
+
+/*
  * An FLR while jobs fault on a pageable BO (its chunks migrating into
  * VRAM under the fault thread): every job ends without error with the
  * right sum, nothing is cancelled, and the VM is not banned.
