@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Robustness under load: a queue reset by the timeout handler, whole-device
+ * Robustness under load: a queue reset by the timeout handler; whole-device
  * resets (debugfs ``reset`` and a PCI function-level reset) while two VMs'
- * jobs run and while jobs fault on pageable memory, and hot-unplug with live clients (jobs in flight, CPU mmaps of
- * VRAM and system BOs, bound BOs, a dma-buf imported by vgem), then a
- * re-plug through a PCI rescan.
+ * jobs run, while they share one hardware context, while a job waits and
+ * while jobs fault on pageable memory; hot-unplug with live clients (jobs
+ * in flight, CPU mmaps of VRAM, system and pageable BOs, bound BOs,
+ * dma-bufs, a vgem import, a sleeping waiter), then a re-plug through a
+ * PCI rescan.
  *
- * Every test that resets the device zeroes its counters, so run-suite.sh
- * runs this program after the strict-mode check.
+ * Resets and the re-plug zero the device's counters, so run-suite.sh runs
+ * this program after the strict-mode check.
  *
  * Copyright (c) 2026 The vgpu authors
  */
