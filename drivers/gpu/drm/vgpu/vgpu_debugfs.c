@@ -650,23 +650,29 @@ static ssize_t vgpu_debugfs_trigger(struct file *f, const char __user *ubuf,
 	return ret ?: len;
 }
 
+/*
+ * VGPU_DEBUGFS_TRIGGER(name) - &name_fops: a write-only file that calls
+ * name_action() when "1" (any true kstrtobool value) is written.
+ */
+#define VGPU_DEBUGFS_TRIGGER(name)					\
+static ssize_t name##_write(struct file *f, const char __user *ubuf,	\
+			    size_t len, loff_t *pos)			\
+{									\
+	return vgpu_debugfs_trigger(f, ubuf, len, name##_action);	\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.write = name##_write,						\
+	.llseek = noop_llseek,						\
+}
+
 static int vgpu_reset_counters_action(struct vgpu_device *vdev)
 {
 	vgpu_counters_reset(vdev);
 	return 0;
 }
 
-static ssize_t vgpu_reset_counters_write(struct file *f, const char __user *ubuf,
-					 size_t len, loff_t *pos)
-{
-	return vgpu_debugfs_trigger(f, ubuf, len, vgpu_reset_counters_action);
-}
-
-static const struct file_operations vgpu_reset_counters_fops = {
-	.owner = THIS_MODULE,
-	.write = vgpu_reset_counters_write,
-	.llseek = noop_llseek,
-};
+VGPU_DEBUGFS_TRIGGER(vgpu_reset_counters);
 
 /* -------------------------------------------------------------- reset --- */
 
@@ -675,17 +681,7 @@ static int vgpu_reset_action(struct vgpu_device *vdev)
 	return vgpu_reset_now(vdev, "requested through debugfs");
 }
 
-static ssize_t vgpu_reset_write(struct file *f, const char __user *ubuf,
-				size_t len, loff_t *pos)
-{
-	return vgpu_debugfs_trigger(f, ubuf, len, vgpu_reset_action);
-}
-
-static const struct file_operations vgpu_reset_fops = {
-	.owner = THIS_MODULE,
-	.write = vgpu_reset_write,
-	.llseek = noop_llseek,
-};
+VGPU_DEBUGFS_TRIGGER(vgpu_reset);
 
 static const struct drm_debugfs_info vgpu_debugfs_list[] = {
 	{ "vram_mm", vgpu_debugfs_vram_mm },
