@@ -117,6 +117,22 @@ void bench_pbo_destroy(struct vgpu_dev *dev, struct bench_pbo *b)
 	vgpu_bo_close(dev, b->handle);
 }
 
+int bench_pbo_populate(struct vgpu_dev *dev, struct bench_pbo *b)
+{
+	volatile uint8_t *p;
+	void *map;
+	uint64_t off;
+	int ret;
+
+	ret = vgpu_bo_map(dev, b->handle, b->size, &map);
+	if (ret)
+		return ret;
+	p = map;
+	for (off = 0; off < b->size; off += 4096)
+		p[off] = 0;
+	return vgpu_bo_unmap(map, b->size);
+}
+
 int bench_touch(struct vgpu_dev *dev, uint32_t queue, uint32_t pattern,
 		uint32_t access, uint64_t va, uint64_t size, uint32_t stride,
 		uint32_t count, uint32_t seed)

@@ -45,6 +45,11 @@ struct bench_pbo {
 int bench_pbo_create(struct vgpu_dev *dev, uint64_t size, uint64_t va,
 		     struct bench_pbo *b);
 void bench_pbo_destroy(struct vgpu_dev *dev, struct bench_pbo *b);
+/*
+ * Give the BO its system pages (a CPU store in every page), so that what
+ * follows does not count their allocation: 0 or a negative errno.
+ */
+int bench_pbo_populate(struct vgpu_dev *dev, struct bench_pbo *b);
 
 /* TOUCH on @queue, waited for; 0 or a negative errno. */
 int bench_touch(struct vgpu_dev *dev, uint32_t queue, uint32_t pattern,

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The vgpu authors
  */
 
+#include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -142,6 +143,24 @@ static inline u64 vgpu_chunk_offset(const struct vgpu_device *vdev,
 	return (u64)c->index << vdev->paging.chunk_shift;
 }
 
+/*
+ * Takes chunk @c's VRAM copy from it (out of the LRU, no longer counted
+ * as resident bytes) and returns the block.  The caller frees or reuses
+ * it and drops &vgpu_bo_chunks.resident once the pages may move.
+ */
+static struct gpu_buddy_block *
+vgpu_chunk_take_vram_locked(struct vgpu_device *vdev, struct vgpu_chunk *c)
+{
+	struct vgpu_paging *pg = &vdev->paging;
+	struct gpu_buddy_block *block = c->block;
+
+	lockdep_assert_held(&pg->lock);
+	vgpu_evict_lru_remove(&pg->lru, &c->ev);
+	c->block = NULL;
+	pg->resident_bytes -= vgpu_chunk_size(vdev);
+	return block;
+}
+
 /* ------------------------------------------------------------ BO life --- */
 
 /**
@@ -192,12 +211,11 @@ void vgpu_chunk_bo_fini(struct vgpu_bo *bo)
 	for (i = 0; i < t->nr; i++) {
 		struct vgpu_chunk *c = &t->chunk[i];
 
+		/* A batch with a copy of the chunk holds a reference. */
+		WARN_ON_ONCE(c->copy);
 		if (!c->block)
 			continue;
-		vgpu_evict_lru_remove(&pg->lru, &c->ev);
-		vgpu_vram_mgr_free_chunk(vdev, c->block);
-		c->block = NULL;
-		pg->resident_bytes -= vgpu_chunk_size(vdev);
+		vgpu_vram_mgr_free_chunk(vdev, vgpu_chunk_take_vram_locked(vdev, c));
 		atomic_dec(&t->resident);
 	}
 	mutex_unlock(&pg->lock);
@@ -240,7 +258,9 @@ static bool vgpu_chunk_in_va(const struct vgpu_device *vdev,
 	return true;
 }
 
-static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev);
+static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev,
+				       struct vgpu_chunk_batch *cb,
+				       struct gpu_buddy_block **keep, u64 *vram);
 
 /* Reserves page-table pages, evicting a chunk when VRAM is full. */
 static int vgpu_chunk_pt_reserve_locked(struct vgpu_vm *vm,
@@ -259,7 +279,7 @@ static int vgpu_chunk_pt_reserve_locked(struct vgpu_vm *vm,
 			return 0;
 		if ((ret != -ENOSPC && ret != -ENOMEM) || tries >= 8)
 			return ret;
-		ret = vgpu_chunk_make_room_locked(vdev);
+		ret = vgpu_chunk_make_room_locked(vdev, NULL, NULL, NULL);
 		if (ret)
 			return ret;
 	}
@@ -487,35 +507,186 @@ void vgpu_chunk_batch_begin(struct vgpu_device *vdev)
 	mutex_unlock(&pg->lock);
 }
 
+/* ------------------------------------------------------------ copies --- */
+
+/* Makes room for @need entries of @size bytes in the array at @p. */
+static int vgpu_chunk_grow(void **p, unsigned int *max, unsigned int need,
+			   size_t size)
+{
+	unsigned int n = max(16u, 2 * *max);
+	void *a;
+
+	if (need <= *max)
+		return 0;
+	a = krealloc_array(*p, n, size, GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	*p = a;
+	*max = n;
+	return 0;
+}
+
+/*
+ * Ends chunk @c's copy once its fence has signalled.  A failed copy into
+ * VRAM leaves the system pages authoritative and frees the VRAM copy; a
+ * failed copy back leaves the system pages with what they held (the VRAM
+ * copy is gone either way: see "Pageable BOs and chunk migration").
+ */
+static void vgpu_chunk_copy_done_locked(struct vgpu_device *vdev,
+					struct vgpu_chunk *c)
+{
+	struct dma_fence *f = c->copy;
+	int err;
+
+	lockdep_assert_held(&vdev->paging.lock);
+	if (!f || !dma_fence_is_signaled(f))
+		return;
+	err = f->error;
+	c->copy = NULL;
+	dma_fence_put(f);
+	if (c->flags & VGPU_CHUNK_WRITEBACK) {
+		c->flags &= ~VGPU_CHUNK_WRITEBACK;
+		if (err)
+			drm_err_ratelimited(&vdev->drm, "chunk write-back failed: %d\n", err);
+		/* ACCESSED_BY: the GPU keeps a mapping, now of system memory. */
+		if (c->flags & VGPU_CHUNK_ACCESSED_BY)
+			vgpu_chunk_map_all_remote_locked(vdev, c);
+		/* TTM may move the system pages again. */
+		atomic_dec(&c->bo->chunks->resident);
+		return;
+	}
+	if (!err) {
+		/* The copy itself counted as accesses. */
+		c->ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
+		return;
+	}
+	drm_err_ratelimited(&vdev->drm, "chunk copy to VRAM failed: %d\n", err);
+	vgpu_vram_mgr_free_chunk(vdev, vgpu_chunk_take_vram_locked(vdev, c));
+	atomic_dec(&c->bo->chunks->resident);
+}
+
+/*
+ * Waits until chunk @c has no copy running, and ends it.  A copy still
+ * queued in the caller's own batch @cb is submitted first.  Drops and
+ * retakes &vgpu_paging.lock: the caller looks at @c afresh afterwards.
+ */
+static void vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
+					struct vgpu_chunk *c,
+					struct vgpu_chunk_batch *cb)
+{
+	struct vgpu_paging *pg = &vdev->paging;
+
+	lockdep_assert_held(&pg->lock);
+	while (c->copy) {
+		struct dma_fence *f = dma_fence_get(c->copy);
+
+		if (cb && vgpu_migrate_batch_owns(&cb->copy, f))
+			vgpu_migrate_batch_submit(&cb->copy);
+		mutex_unlock(&pg->lock);
+		dma_fence_wait(f, false);
+		mutex_lock(&pg->lock);
+		dma_fence_put(f);
+		vgpu_chunk_copy_done_locked(vdev, c);
+	}
+}
+
+/* Has @cb queued a copy of @c that may still run? */
+static bool vgpu_chunk_batch_has(struct vgpu_chunk_batch *cb,
+				 struct vgpu_chunk *c)
+{
+	unsigned int i;
+
+	if (!cb || !c->copy)
+		return false;
+	for (i = 0; i < cb->nr_chunks; i++)
+		if (cb->chunks[i] == c)
+			return true;
+	return false;
+}
+
+/*
+ * Copies chunk @c into VRAM at @vram (@to_vram), or its VRAM copy at
+ * @vram back to its system pages.  With @cb the copy is queued in the
+ * batch, @c->copy is its fence and the batch holds a reference to the
+ * BO; without, the copy is done before this returns.
+ *
+ * Return: 0; -EOPNOTSUPP, -ENXIO or -ENOMEM and nothing copied; -EIO or
+ * -ENODEV when the copy job failed.
+ */
+static int vgpu_chunk_copy_locked(struct vgpu_device *vdev,
+				  struct vgpu_chunk *c,
+				  struct vgpu_chunk_batch *cb, u64 vram,
+				  bool to_vram)
+{
+	struct ttm_buffer_object *tbo = &c->bo->tbo;
+	u64 size = vgpu_chunk_size(vdev), off = vgpu_chunk_offset(vdev, c);
+	struct vgpu_migrate_batch local;
+	int ret, err;
+
+	lockdep_assert_held(&vdev->paging.lock);
+	if (!cb) {
+		vgpu_migrate_batch_init(&local, vdev);
+		ret = vgpu_migrate_batch_add_chunk(&local, tbo, off, size, vram,
+						   to_vram);
+		/* Whatever was queued has to be done with. */
+		err = vgpu_migrate_batch_wait(&local);
+		vgpu_migrate_batch_fini(&local);
+		return ret ?: err;
+	}
+	ret = vgpu_chunk_grow((void **)&cb->chunks, &cb->max_chunks,
+			      cb->nr_chunks + 1, sizeof(*cb->chunks));
+	if (!ret)
+		ret = vgpu_migrate_batch_add_chunk(&cb->copy, tbo, off, size,
+						   vram, to_vram);
+	if (ret)
+		return ret;
+	c->copy = vgpu_migrate_batch_fence(&cb->copy);
+	drm_gem_object_get(&tbo->base);
+	cb->chunks[cb->nr_chunks++] = c;
+	return 0;
+}
+
 /* ------------------------------------------------ eviction, migration --- */
 
+/*
+ * Evicts chunk @c.  Its VRAM block is freed, or with @keep handed to the
+ * caller (who queues a copy into it behind this one).  A dirty chunk is
+ * copied back first: with @cb and @keep the copy is queued in @cb
+ * (&vgpu_bo_chunks.resident drops when it is done), else waited for.
+ *
+ * Return: 0, or the chunk stays in VRAM, unmapped, when no copy back
+ * could be queued.
+ */
 static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
-				   struct vgpu_chunk *c)
+				   struct vgpu_chunk *c,
+				   struct vgpu_chunk_batch *cb,
+				   struct gpu_buddy_block **keep)
 {
 	struct vgpu_paging *pg = &vdev->paging;
 	u64 size = vgpu_chunk_size(vdev);
 	bool dirty = c->flags & VGPU_CHUNK_DIRTY;
+	struct gpu_buddy_block *block;
 	int ret;
 
 	lockdep_assert_held(&pg->lock);
+	if (WARN_ON_ONCE(c->copy))
+		return -EBUSY;
+	if (!keep)
+		cb = NULL;
 	/* 1. The GPU can no longer reach the copy once the TLBs are clean. */
 	vgpu_chunk_unmap_all_locked(vdev, c, true, dirty ? size : 0);
 	/* 2. Its bytes go home. */
 	if (dirty) {
-		ret = vgpu_migrate_chunk(vdev, &c->bo->tbo,
-					 vgpu_chunk_offset(vdev, c), size,
-					 c->vram, false);
-		if (ret) {
+		ret = vgpu_chunk_copy_locked(vdev, c, cb, c->vram, false);
+		if (ret == -EOPNOTSUPP || ret == -ENXIO || ret == -ENOMEM) {
 			/* Stays in VRAM, unmapped: the next fault maps it. */
 			drm_err_ratelimited(&vdev->drm, "chunk eviction failed: %d\n", ret);
 			return ret;
 		}
+		/* A failed job leaves the system pages as they were. */
 		atomic64_add(size, &pg->ctr.bytes_to_system);
 		atomic64_add(size, &vdev->stats.bytes_to_system);
 	}
-	/* 3. ACCESSED_BY: the GPU keeps a mapping, now of system memory. */
-	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
-		vgpu_chunk_map_all_remote_locked(vdev, c);
 
 	if (c->flags & VGPU_CHUNK_PREFETCHED) {
 		if (vgpu_chunk_read_ctr(vdev, c) != c->ev.ctr_snap)
@@ -524,17 +695,26 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 			atomic64_add(size, &pg->ctr.prefetch_wasted_bytes);
 	}
 	c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
-	vgpu_evict_lru_remove(&pg->lru, &c->ev);
-	vgpu_vram_mgr_free_chunk(vdev, c->block);
-	c->block = NULL;
-	pg->resident_bytes -= size;
-	atomic_dec(&c->bo->chunks->resident);
+	block = vgpu_chunk_take_vram_locked(vdev, c);
+	if (keep)
+		*keep = block;
+	else
+		vgpu_vram_mgr_free_chunk(vdev, block);
 	atomic64_inc(&pg->ctr.evictions);
 	atomic64_inc(&vdev->stats.evictions);
+	if (c->copy) {
+		/* 3. and the rest when the copy back is done. */
+		c->flags |= VGPU_CHUNK_WRITEBACK;
+		return 0;
+	}
+	/* 3. ACCESSED_BY: the GPU keeps a mapping, now of system memory. */
+	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
+		vgpu_chunk_map_all_remote_locked(vdev, c);
+	atomic_dec(&c->bo->chunks->resident);
 	return 0;
 }
 
-/* The coldest chunk not brought in by the current batch. */
+/* The coldest chunk not brought in by the current batch nor moving. */
 static struct vgpu_chunk *vgpu_chunk_victim_locked(struct vgpu_device *vdev)
 {
 	struct vgpu_paging *pg = &vdev->paging;
@@ -544,7 +724,7 @@ static struct vgpu_chunk *vgpu_chunk_victim_locked(struct vgpu_device *vdev)
 	vgpu_evict_for_each_coldest(&pg->lru, e) {
 		struct vgpu_chunk *c = container_of(e, struct vgpu_chunk, ev);
 
-		if (c->batch == pg->batch_seq)
+		if (c->batch == pg->batch_seq || c->copy)
 			continue;
 		/* Chunks advised to prefer VRAM go last. */
 		if (!(c->flags & VGPU_CHUNK_PREF_VRAM))
@@ -555,7 +735,13 @@ static struct vgpu_chunk *vgpu_chunk_victim_locked(struct vgpu_device *vdev)
 	return fallback;
 }
 
-static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev)
+/*
+ * Evicts the coldest chunk.  With @keep its VRAM is handed over (see
+ * vgpu_chunk_evict_locked()) and @vram set to its offset; else freed.
+ */
+static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev,
+				       struct vgpu_chunk_batch *cb,
+				       struct gpu_buddy_block **keep, u64 *vram)
 {
 	struct vgpu_chunk *victim;
 
@@ -563,17 +749,21 @@ static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev)
 	victim = vgpu_chunk_victim_locked(vdev);
 	if (!victim)
 		return -ENOSPC;
-	return vgpu_chunk_evict_locked(vdev, victim);
+	if (vram)
+		*vram = victim->vram;
+	return vgpu_chunk_evict_locked(vdev, victim, cb, keep);
 }
 
 /*
  * Brings chunk @c into VRAM.  A fault's chunk counts as used now; a
- * prefetched one has to earn its history.
+ * prefetched one has to earn its history.  With @cb the copy is queued
+ * there and @c->copy set: nobody maps the chunk before it signals.
  *
  * Context: @c's BO reserved and populated, &vgpu_paging.lock held.
  */
 static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
-					struct vgpu_chunk *c, bool prefetch)
+					struct vgpu_chunk *c, bool prefetch,
+					struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
@@ -585,13 +775,12 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 
 	dma_resv_assert_held(tbo->base.resv);
 	lockdep_assert_held(&pg->lock);
-	for (;;) {
-		block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
-		if (!IS_ERR(block))
-			break;
+	block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
+	if (IS_ERR(block)) {
 		if (PTR_ERR(block) != -ENOSPC)
 			return PTR_ERR(block);
-		ret = vgpu_chunk_make_room_locked(vdev);
+		/* The victim's block: its copy back runs before ours. */
+		ret = vgpu_chunk_make_room_locked(vdev, cb, &block, &vram);
 		if (ret)
 			return ret;
 	}
@@ -599,15 +788,19 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	/*
 	 * Nothing may write the system pages once the copy has begun: the
 	 * CPU loses its mappings (a CPU fault needs the reservation we hold,
-	 * and takes the data back), and so does every GPU mapping of them,
-	 * in any VM and at any VA, TLBs included.  Only then copy.
+	 * then waits for the copy and takes the data back), and so does
+	 * every GPU mapping of them, in any VM and at any VA, TLBs included.
+	 * Only then copy.
 	 */
 	unmap_mapping_range(tbo->bdev->dev_mapping,
 			    drm_vma_node_offset_addr(&tbo->base.vma_node) + off,
 			    size, 1);
 	vgpu_chunk_unmap_all_locked(vdev, c, false, 0);
-	ret = vgpu_migrate_chunk(vdev, tbo, off, size, vram, true);
+	ret = vgpu_chunk_copy_locked(vdev, c, cb, vram, true);
 	if (ret) {
+		/* A victim's copy back may still read the block. */
+		if (cb)
+			vgpu_migrate_batch_wait(&cb->copy);
 		vgpu_vram_mgr_free_chunk(vdev, block);
 		return ret;
 	}
@@ -619,8 +812,9 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	atomic_inc(&c->bo->chunks->resident);
 	pg->resident_bytes += size;
 	vgpu_evict_lru_insert(&pg->lru, &c->ev);
-	/* The copy itself counted as accesses. */
-	c->ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
+	/* The copy itself counted as accesses (else when it is done). */
+	if (!c->copy)
+		c->ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
 	if (prefetch)
 		c->flags |= VGPU_CHUNK_PREFETCHED;
 	else
@@ -637,8 +831,18 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	return 0;
 }
 
+/*
+ * The fault thread is about to sleep on a lock that another thread may
+ * hold while it waits for one of @cb's copies: submit them first.
+ */
+static void vgpu_chunk_batch_kick(struct vgpu_chunk_batch *cb)
+{
+	if (cb)
+		vgpu_migrate_batch_submit(&cb->copy);
+}
+
 /* Brings a pageable BO's system pages back from swap if needed. */
-static int vgpu_chunk_populate(struct vgpu_bo *bo)
+static int vgpu_chunk_populate(struct vgpu_bo *bo, struct vgpu_chunk_batch *cb)
 {
 	struct ttm_operation_ctx ctx = { .interruptible = false };
 	struct ttm_resource *res = bo->tbo.resource;
@@ -647,6 +851,7 @@ static int vgpu_chunk_populate(struct vgpu_bo *bo)
 	if (res && res->mem_type == TTM_PL_TT && bo->tbo.ttm &&
 	    ttm_tt_is_populated(bo->tbo.ttm))
 		return 0;
+	vgpu_chunk_batch_kick(cb);
 	return ttm_bo_validate(&bo->tbo, &bo->placement, &ctx);
 }
 
@@ -677,15 +882,49 @@ static struct vgpu_chunk *vgpu_chunk_at(struct vgpu_device *vdev,
 	return &bo->chunks->chunk[off >> vdev->paging.chunk_shift];
 }
 
+/* Takes the VM's lock (read), kicking @cb's copies before sleeping on it. */
+static void vgpu_chunk_lock_vm(struct vgpu_vm *vm, struct vgpu_chunk_batch *cb)
+{
+	if (down_read_trylock(&vm->lock))
+		return;
+	vgpu_chunk_batch_kick(cb);
+	down_read(&vm->lock);
+}
+
+/*
+ * Reserves and populates @bo, kicking @cb's copies before sleeping.
+ * Return: 0 with the BO reserved, or an error and not reserved.
+ */
+static int vgpu_chunk_lock_bo(struct vgpu_bo *bo, struct vgpu_chunk_batch *cb)
+{
+	int ret;
+
+	if (!dma_resv_trylock(bo->tbo.base.resv)) {
+		vgpu_chunk_batch_kick(cb);
+		ret = dma_resv_lock(bo->tbo.base.resv, NULL);
+		if (ret)
+			return ret;
+	}
+	ret = vgpu_chunk_populate(bo, cb);
+	if (ret)
+		dma_resv_unlock(bo->tbo.base.resv);
+	return ret;
+}
+
 static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 {
 	atomic64_inc(&vm->paging_ctr.thrash_events);
 	atomic64_inc(&vm->vdev->paging.ctr.thrash_events);
 }
 
+/*
+ * Decides for chunk @c, which has no copy running.  Return: as
+ * vgpu_chunk_fault().
+ */
 static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 				     struct vgpu_chunk *c,
-				     struct vgpu_chunk_fault *f)
+				     struct vgpu_chunk_fault *f,
+				     struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
@@ -699,7 +938,8 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		/* In VRAM already: prefetched, another VM's, or upgraded. */
 		vgpu_evict_lru_touch(&pg->lru, &c->ev);
 		vgpu_chunk_prefetch_used_locked(vdev, c);
-		f->res = VGPU_FAULT_RES_REBOUND;
+		if (!f->deferred || f->res != VGPU_FAULT_RES_MIGRATED)
+			f->res = VGPU_FAULT_RES_REBOUND;
 		return vgpu_chunk_map_locked(vm, gva, c, false,
 					     write || (c->flags & VGPU_CHUNK_DIRTY), f);
 	}
@@ -711,9 +951,12 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		remote = true;
 	}
 	if (!remote) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, false);
+		ret = vgpu_chunk_migrate_in_locked(vm, c, false, cb);
 		if (!ret) {
 			f->res = VGPU_FAULT_RES_MIGRATED;
+			/* Mapped once the copy is done. */
+			if (c->copy)
+				return -EINPROGRESS;
 			return vgpu_chunk_map_locked(vm, gva, c, false, write, f);
 		}
 		/* No VRAM to be had: serve the access from system memory. */
@@ -729,8 +972,13 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	return ret;
 }
 
-/* Prefetch: bring the chunk at @va in and map it, if it is worth it. */
-static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable)
+/*
+ * Prefetch: bring the chunk at @va in and map it, if it is worth it.
+ * With @cb the copy is queued there and the mapping written by
+ * vgpu_chunk_batch_finish().
+ */
+static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable,
+				  struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
@@ -743,44 +991,124 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable)
 	if (IS_ERR(gva))
 		return 0;
 	c = vgpu_chunk_at(vdev, gva, bo, va);
-	ret = dma_resv_lock(bo->tbo.base.resv, NULL);
+	ret = vgpu_chunk_lock_bo(bo, cb);
 	if (ret)
 		return ret;
-	ret = vgpu_chunk_populate(bo);
-	if (ret)
-		goto out_unlock;
+	if (cb)
+		ret = vgpu_chunk_grow((void **)&cb->maps, &cb->max_maps,
+				      cb->nr_maps + 1, sizeof(*cb->maps));
 	mutex_lock(&pg->lock);
-	if (!c->block && !(c->flags & VGPU_CHUNK_PREF_SYSTEM) &&
+	writable = writable && !(c->flags & VGPU_CHUNK_READ_MOSTLY);
+	if (!ret && !c->block && !c->copy && !(c->flags & VGPU_CHUNK_PREF_SYSTEM) &&
 	    !vgpu_thrash_pinned(&c->thrash, ktime_get_ns())) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, true);
-		if (!ret)
-			ret = vgpu_chunk_map_locked(vm, gva, c, false,
-						    writable &&
-						    !(c->flags & VGPU_CHUNK_READ_MOSTLY),
+		ret = vgpu_chunk_migrate_in_locked(vm, c, true, cb);
+		if (!ret && c->copy)
+			cb->maps[cb->nr_maps++] = (struct vgpu_chunk_map) {
+				.vm = vgpu_vm_get(vm), .va = va,
+				.writable = writable,
+			};
+		else if (!ret)
+			ret = vgpu_chunk_map_locked(vm, gva, c, false, writable,
 						    NULL);
 	}
 	mutex_unlock(&pg->lock);
-out_unlock:
 	dma_resv_unlock(bo->tbo.base.resv);
 	return ret;
+}
+
+/* Maps a chunk whose copy into VRAM a batch queued at @va. */
+static void vgpu_chunk_map_va(const struct vgpu_chunk_map *m)
+{
+	struct vgpu_vm *vm = m->vm;
+	struct vgpu_device *vdev = vm->vdev;
+	struct drm_gpuva *gva;
+	struct vgpu_chunk *c;
+	struct vgpu_bo *bo;
+
+	down_read(&vm->lock);
+	gva = vgpu_chunk_find_va(vm, m->va, vgpu_chunk_size(vdev), &bo);
+	if (IS_ERR(gva) || vgpu_chunk_lock_bo(bo, NULL))
+		goto out;
+	c = vgpu_chunk_at(vdev, gva, bo, m->va);
+	mutex_lock(&vdev->paging.lock);
+	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
+	/* Gone again, or failed: the GPU faults on it instead. */
+	if (c->block)
+		vgpu_chunk_map_locked(vm, gva, c, false,
+				      m->writable || (c->flags & VGPU_CHUNK_DIRTY),
+				      NULL);
+	mutex_unlock(&vdev->paging.lock);
+	dma_resv_unlock(bo->tbo.base.resv);
+out:
+	up_read(&vm->lock);
+}
+
+/**
+ * vgpu_chunk_batch_init() - start a batch of chunk copies
+ * @cb: batch
+ * @vdev: vgpu device
+ */
+void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev)
+{
+	memset(cb, 0, sizeof(*cb));
+	vgpu_migrate_batch_init(&cb->copy, vdev);
+}
+
+/**
+ * vgpu_chunk_batch_finish() - run a batch's copies and wait for them
+ * @cb: batch, from vgpu_chunk_batch_init(); empty afterwards
+ *
+ * Submits what is still queued, waits once for all of it, ends each
+ * chunk's copy (a failed one leaves the chunk in system memory), maps
+ * the prefetched chunks and drops the batch's references.  The faults
+ * that vgpu_chunk_fault() deferred can then be resolved again.
+ *
+ * Context: the fault thread, no lock held.
+ */
+void vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
+{
+	struct vgpu_device *vdev = cb->copy.vdev;
+	unsigned int i;
+
+	vgpu_migrate_batch_submit(&cb->copy);
+	mutex_lock(&vdev->paging.lock);
+	for (i = 0; i < cb->nr_chunks; i++)
+		vgpu_chunk_copy_wait_locked(vdev, cb->chunks[i], NULL);
+	mutex_unlock(&vdev->paging.lock);
+	for (i = 0; i < cb->nr_maps; i++) {
+		vgpu_chunk_map_va(&cb->maps[i]);
+		vgpu_vm_put(cb->maps[i].vm);
+	}
+	for (i = 0; i < cb->nr_chunks; i++)
+		drm_gem_object_put(&cb->chunks[i]->bo->tbo.base);
+	vgpu_migrate_batch_fini(&cb->copy);
+	kfree(cb->chunks);
+	kfree(cb->maps);
+	vgpu_chunk_batch_init(cb, vdev);
 }
 
 /**
  * vgpu_chunk_fault() - resolve a GPU fault on pageable memory
  * @vm: the faulting VM
  * @f: the faulting page; the outcome is written back into it
+ * @cb: the fault thread's batch, or NULL to resolve synchronously
  *
  * Migrates or maps the chunk behind @f->va as the placement policy says,
- * then lets the VM's stream detector prefetch ahead.
+ * then lets the VM's stream detector prefetch ahead.  With @cb, a copy
+ * into VRAM is queued in @cb and not waited for: the fault returns
+ * -EINPROGRESS and is resolved again (@f->deferred) after
+ * vgpu_chunk_batch_finish(), which maps the copy; so is a fault on a
+ * chunk whose copy @cb already holds.
  *
  * Context: the fault thread; takes the VM's lock (read), the BO's
  * reservation and &vgpu_paging.lock.  See "Demand paging: locking".
- * Return: 0 when the access can be replayed; -ENOENT (nothing mapped),
- * -EFAULT (not pageable memory, or a reason no mapping fixes), -EACCES
- * (the mapping does not allow the access), or an allocation or copy
- * error: the fault is then cancelled.
+ * Return: 0 when the access can be replayed; -EINPROGRESS (see above);
+ * -ENOENT (nothing mapped), -EFAULT (not pageable memory, or a reason no
+ * mapping fixes), -EACCES (the mapping does not allow the access), or an
+ * allocation or copy error: the fault is then cancelled.
  */
-int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f)
+int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
+		     struct vgpu_chunk_batch *cb)
 {
 	static const u64 need[] = {
 		[VGPU_ACCESS_READ] = VGPU_PTE_READ,
@@ -801,7 +1129,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f)
 	    f->reason != VGPU_FAULT_WRITE_DENIED)
 		return -EFAULT;
 
-	down_read(&vm->lock);
+	vgpu_chunk_lock_vm(vm, cb);
 	gva = vgpu_chunk_find_va(vm, f->va, SZ_4K, &bo);
 	if (IS_ERR(gva)) {
 		ret = PTR_ERR(gva);
@@ -816,26 +1144,31 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f)
 	}
 	c = vgpu_chunk_at(vdev, gva, bo, f->va);
 
-	ret = dma_resv_lock(bo->tbo.base.resv, NULL);
+	ret = vgpu_chunk_lock_bo(bo, cb);
 	if (ret)
 		goto out;
-	ret = vgpu_chunk_populate(bo);
-	if (!ret) {
-		mutex_lock(&pg->lock);
-		ret = vgpu_chunk_resolve_locked(vm, gva, c, f);
-		if (!ret && f->res != VGPU_FAULT_RES_MAPPED_SYSTEM &&
-		    vgpu_paging_prefetch_enabled())
-			n = vgpu_prefetch_fault(&vm->prefetch, &pg->prefetch_cfg,
-						f->va >> pg->chunk_shift, sugg,
-						ARRAY_SIZE(sugg));
-		mutex_unlock(&pg->lock);
+	mutex_lock(&pg->lock);
+	if (vgpu_chunk_batch_has(cb, c)) {
+		/* Its copy is in this batch: resolved after it. */
+		ret = -EINPROGRESS;
+	} else {
+		vgpu_chunk_copy_wait_locked(vdev, c, cb);
+		ret = vgpu_chunk_resolve_locked(vm, gva, c, f, cb);
 	}
+	if ((!ret || ret == -EINPROGRESS) && !f->deferred &&
+	    f->res != VGPU_FAULT_RES_MAPPED_SYSTEM &&
+	    vgpu_paging_prefetch_enabled())
+		n = vgpu_prefetch_fault(&vm->prefetch, &pg->prefetch_cfg,
+					f->va >> pg->chunk_shift, sugg,
+					ARRAY_SIZE(sugg));
+	mutex_unlock(&pg->lock);
 	dma_resv_unlock(bo->tbo.base.resv);
 
 	/* One BO at a time: the fault's reservation is dropped. */
-	for (i = 0; !ret && i < n; i++)
+	for (i = 0; i < n; i++)
 		if (vgpu_chunk_prefetch_va(vm, sugg[i] << pg->chunk_shift,
-					   f->access_mask & BIT(VGPU_ACCESS_WRITE)))
+					   f->access_mask & BIT(VGPU_ACCESS_WRITE),
+					   cb))
 			break;
 out:
 	up_read(&vm->lock);
@@ -876,9 +1209,10 @@ static int vgpu_chunk_for_each(struct vgpu_vm *vm, u64 va, u64 range,
 			ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
 			if (ret)
 				return ret;
-			ret = vgpu_chunk_populate(bo);
+			ret = vgpu_chunk_populate(bo, NULL);
 			if (!ret) {
 				mutex_lock(&vdev->paging.lock);
+				vgpu_chunk_copy_wait_locked(vdev, c, NULL);
 				ret = fn(vm, gva, c, arg);
 				mutex_unlock(&vdev->paging.lock);
 			}
@@ -909,13 +1243,13 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	if (a->placement == DRM_VGPU_PLACE_SYSTEM) {
 		if (!c->block)
 			return 0;
-		ret = vgpu_chunk_evict_locked(vdev, c);
+		ret = vgpu_chunk_evict_locked(vdev, c, NULL, NULL);
 		if (!ret)
 			a->moved += vgpu_chunk_size(vdev);
 		return ret;
 	}
 	if (!c->block) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, true);
+		ret = vgpu_chunk_migrate_in_locked(vm, c, true, NULL);
 		if (ret)
 			return ret;
 		a->moved += vgpu_chunk_size(vdev);
@@ -1058,8 +1392,10 @@ int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
 		return 0;
 	c = &t->chunk[page >> shift];
 	mutex_lock(&vdev->paging.lock);
+	/* A copy the fault thread queued ends first. */
+	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
 	if (c->block)
-		ret = vgpu_chunk_evict_locked(vdev, c);
+		ret = vgpu_chunk_evict_locked(vdev, c, NULL, NULL);
 	mutex_unlock(&vdev->paging.lock);
 	return ret;
 }

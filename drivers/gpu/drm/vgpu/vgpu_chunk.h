@@ -23,6 +23,9 @@ struct vgpu_vm;
  * @map_start: out: VA range now mapped (covers @va) ...
  * @map_end: ... end of it.
  * @writable: out: the range is mapped writable.
+ * @deferred: in: the second pass of a fault that vgpu_chunk_fault()
+ *	deferred with -EINPROGRESS: map, and keep @res if it says
+ *	%VGPU_FAULT_RES_MIGRATED; no prefetch.
  */
 struct vgpu_chunk_fault {
 	u64 va;
@@ -32,6 +35,7 @@ struct vgpu_chunk_fault {
 	u64 map_start;
 	u64 map_end;
 	bool writable;
+	bool deferred;
 };
 
 int vgpu_chunk_bo_init(struct vgpu_bo *bo);
@@ -41,7 +45,10 @@ int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
 			 pgoff_t *num_prefault);
 
 void vgpu_chunk_batch_begin(struct vgpu_device *vdev);
-int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f);
+void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev);
+void vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb);
+int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
+		     struct vgpu_chunk_batch *cb);
 int vgpu_chunk_place_range(struct vgpu_vm *vm, u64 va, u64 range,
 			   u32 placement, u64 *moved);
 int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,

@@ -9,10 +9,13 @@
 #include <linux/types.h>
 
 #include "vgpu_evict_policy_types.h"
+#include "vgpu_migrate.h"
 #include "vgpu_prefetch_types.h"
 
+struct dma_fence;
 struct gpu_buddy_block;
 struct vgpu_bo;
+struct vgpu_vm;
 
 /* &vgpu_chunk.flags */
 /** VGPU_CHUNK_DIRTY - the VRAM copy was mapped writable: copy back on eviction */
@@ -27,6 +30,8 @@ struct vgpu_bo;
 #define VGPU_CHUNK_READ_MOSTLY	BIT(4)
 /** VGPU_CHUNK_ACCESSED_BY - ADVISE: keep a GPU mapping wherever it lives */
 #define VGPU_CHUNK_ACCESSED_BY	BIT(5)
+/** VGPU_CHUNK_WRITEBACK - @copy is the copy back of an evicted chunk */
+#define VGPU_CHUNK_WRITEBACK	BIT(6)
 
 /**
  * struct vgpu_chunk - one chunk of a pageable BO
@@ -36,6 +41,10 @@ struct vgpu_bo;
  * @bo: the BO the chunk belongs to.
  * @block: the VRAM copy (a buddy block of the chunk size), or NULL while
  *	the chunk lives only in system memory.
+ * @copy: fence of the copy-engine batch moving the chunk (into @block,
+ *	or with %VGPU_CHUNK_WRITEBACK back to its system pages), or NULL.
+ *	Until it signals and vgpu_chunk.c has seen it, nobody maps, copies
+ *	or evicts the chunk.
  * @vram: VRAM offset of @block.
  * @batch: &vgpu_paging.batch_seq when the chunk last came in: chunks of
  *	the batch being resolved are not eviction victims.
@@ -50,6 +59,7 @@ struct vgpu_chunk {
 	struct vgpu_thrash thrash;
 	struct vgpu_bo *bo;
 	struct gpu_buddy_block *block;
+	struct dma_fence *copy;
 	u64 vram;
 	u64 batch;
 	u32 index;
@@ -67,6 +77,41 @@ struct vgpu_bo_chunks {
 	u32 nr;
 	atomic_t resident;
 	struct vgpu_chunk chunk[] __counted_by(nr);
+};
+
+/**
+ * struct vgpu_chunk_map - a mapping to write once a batch's copies are done
+ * @vm: the VM (a reference).
+ * @va: VA of the chunk in @vm.
+ * @writable: map it writable.
+ */
+struct vgpu_chunk_map {
+	struct vgpu_vm *vm;
+	u64 va;
+	bool writable;
+};
+
+/**
+ * struct vgpu_chunk_batch - chunk copies of a fault batch, and what waits
+ * @copy: the copy-engine batch they are queued in.
+ * @chunks: the chunks whose @copy fence is one of @copy's, each holding a
+ *	reference to its BO.
+ * @nr_chunks: entries in @chunks.
+ * @max_chunks: room in @chunks.
+ * @maps: prefetched chunks to map after the copies.
+ * @nr_maps: entries in @maps.
+ * @max_maps: room in @maps.
+ *
+ * Owned by the fault thread; see "Pageable BOs and chunk migration".
+ */
+struct vgpu_chunk_batch {
+	struct vgpu_migrate_batch copy;
+	struct vgpu_chunk **chunks;
+	unsigned int nr_chunks;
+	unsigned int max_chunks;
+	struct vgpu_chunk_map *maps;
+	unsigned int nr_maps;
+	unsigned int max_maps;
 };
 
 #endif /* __VGPU_CHUNK_TYPES_H__ */

@@ -156,27 +156,37 @@ static const char *vgpu_fault_reason_str(u32 reason)
 	       "unknown reason";
 }
 
+/* What became of a faulting page. */
+enum vgpu_fault_outcome {
+	VGPU_FAULT_REPLAY,	/* resolved: its queues may replay */
+	VGPU_FAULT_CANCEL,	/* unresolvable: the VM is banned */
+	VGPU_FAULT_LATER,	/* waits for the batch's copies */
+};
+
 /*
  * One faulting page of a batch: records arrive de-duplicated (@e->dups
  * more records of the same VM and page were merged into it).  Pageable
  * memory is migrated or mapped (vgpu_chunk_fault()); a page that the
  * previous entry of the group already mapped is resolved with it; any
- * other fault is unresolvable and bans the VM.
- *
- * Return: true if the page was resolved and its queues may replay.
+ * other fault is unresolvable and bans the VM.  With @cb (the first
+ * pass) a page whose chunk is being copied is left for later; @cf then
+ * keeps what the first pass found for the second.
  */
-static bool vgpu_fault_handle(struct vgpu_device *vdev,
-			      const struct vgpu_fault_batch_entry *e,
-			      struct vgpu_chunk_fault *prev)
+static enum vgpu_fault_outcome
+vgpu_fault_handle(struct vgpu_device *vdev,
+		  const struct vgpu_fault_batch_entry *e,
+		  struct vgpu_chunk_fault *prev, struct vgpu_chunk_fault *cf,
+		  struct vgpu_chunk_batch *cb)
 {
 	const struct vgpu_fault *f = &e->f;
 	struct vgpu_vm *vm = e->vm;
-	struct vgpu_chunk_fault cf = {
-		.va = f->va, .access_mask = e->access_mask, .reason = f->reason,
-	};
 	int ret = -ENOENT;
 
-	if (vm) {
+	cf->va = f->va;
+	cf->access_mask = e->access_mask;
+	cf->reason = f->reason;
+	cf->deferred = !cb;
+	if (vm && cb) {
 		atomic64_add(1 + e->dups, &vm->paging_ctr.faults);
 		atomic64_add(e->dups, &vm->paging_ctr.fault_duplicates);
 	}
@@ -185,18 +195,20 @@ static bool vgpu_fault_handle(struct vgpu_device *vdev,
 		    f->va >= prev->map_start && f->va < prev->map_end &&
 		    (prev->writable || !(e->access_mask & BIT(VGPU_ACCESS_WRITE))) &&
 		    f->reason == VGPU_FAULT_NOT_PRESENT) {
-			cf.res = VGPU_FAULT_RES_DUPLICATE;
+			cf->res = VGPU_FAULT_RES_DUPLICATE;
 			ret = 0;
 		} else {
-			ret = vgpu_chunk_fault(vm, &cf);
+			ret = vgpu_chunk_fault(vm, cf, cb);
 			if (!ret)
-				*prev = cf;
+				*prev = *cf;
 		}
 	}
+	if (ret == -EINPROGRESS)
+		return VGPU_FAULT_LATER;
 	if (!ret) {
-		vgpu_fault_log_add(vdev, f, vm, cf.res);
+		vgpu_fault_log_add(vdev, f, vm, cf->res);
 		atomic64_inc(&vm->paging_ctr.faults_resolved);
-		return true;
+		return VGPU_FAULT_REPLAY;
 	}
 
 	dev_warn_ratelimited(vdev->drm.dev,
@@ -210,13 +222,58 @@ static bool vgpu_fault_handle(struct vgpu_device *vdev,
 		atomic64_inc(&vm->paging_ctr.faults_cancelled);
 		vgpu_vm_ban(vm);
 	}
-	return false;
+	return VGPU_FAULT_CANCEL;
+}
+
+/*
+ * Handles the entries of group @g from @first on.  The first pass (@cb)
+ * stops at the first entry left for later and records it in @g; the
+ * second (@first = @g->later) resolves the rest.  Sets the stalled
+ * queues in @replay or @cancel and counts resolved pages in @resolved.
+ */
+static void vgpu_fault_handle_group(struct vgpu_device *vdev,
+				    struct vgpu_fault_batch *b,
+				    struct vgpu_fault_group *g, u32 first,
+				    struct vgpu_chunk_batch *cb,
+				    unsigned long *replay, unsigned long *cancel,
+				    u32 *resolved)
+{
+	struct vgpu_chunk_fault prev = { .res = VGPU_FAULT_RES_CANCELLED };
+	u32 i;
+
+	g->later = g->first + g->nr;
+	for (i = first; i < g->first + g->nr; i++) {
+		struct vgpu_fault_batch_entry *e = &b->entries[i];
+		u32 queues = e->queues & GENMASK(VGPU_NUM_QUEUES - 1, 0);
+		struct vgpu_chunk_fault cf = {
+			/* What the first pass found (a migration) is kept. */
+			.res = !cb && i == first ? g->later_res : 0,
+		};
+
+		switch (vgpu_fault_handle(vdev, e, &prev, &cf, cb)) {
+		case VGPU_FAULT_LATER:
+			g->later = i;
+			g->later_res = cf.res;
+			return;
+		case VGPU_FAULT_REPLAY:
+			replay[0] |= queues;
+			(*resolved)++;
+			break;
+		case VGPU_FAULT_CANCEL:
+			cancel[0] |= queues;
+			break;
+		}
+	}
 }
 
 /*
  * Reads up to the batch limit of records, sorts, de-duplicates and groups
- * them, and handles each faulting page once.  Sets the stalled queues in
- * @replay or, if one of their pages could not be resolved, in @cancel.
+ * them, and handles each faulting page once: first every page of the
+ * batch, queueing the copies into VRAM on the copy engine without waiting
+ * (vgpu_chunk_fault() with a batch), then, once they are all done
+ * (vgpu_chunk_batch_finish()), the pages left for later, which maps the
+ * copies.  Sets the stalled queues in @replay or, if one of their pages
+ * could not be resolved, in @cancel.
  *
  * Return: true if the batch filled up (more records may be waiting).
  */
@@ -225,13 +282,14 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 				   unsigned long *replay, unsigned long *cancel)
 {
 	struct vgpu_paging_counters *ctr = &vdev->paging.ctr;
+	struct vgpu_chunk_batch cb;
 	struct vgpu_fault_batch_entry *e;
 	struct vgpu_fault_group *g;
 	struct vgpu_vm *last = NULL;
 	u64 start = ktime_get_ns();
 	u32 i, resolved = 0;
 	struct vgpu_fault f;
-	bool full;
+	bool full, later = false;
 
 	vgpu_fault_batch_reset(b);
 	/* Each record takes a reference on its VM, dropped below. */
@@ -244,25 +302,24 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 
 	vgpu_fault_batch_sort(b);
 	vgpu_chunk_batch_begin(vdev);
+	vgpu_chunk_batch_init(&cb, vdev);
 	vgpu_fault_batch_for_each_group(b, g) {
-		struct vgpu_chunk_fault prev = { .res = VGPU_FAULT_RES_CANCELLED };
-
 		if (g->vm && g->vm != last)
 			atomic64_inc(&g->vm->paging_ctr.fault_batches);
 		last = g->vm;
-		for (e = &b->entries[g->first]; e < &b->entries[g->first + g->nr]; e++) {
-			u32 queues = e->queues & GENMASK(VGPU_NUM_QUEUES - 1, 0);
-
-			if (vgpu_fault_handle(vdev, e, &prev)) {
-				replay[0] |= queues;
-				resolved++;
-			} else {
-				cancel[0] |= queues;
-			}
-			for (i = 0; e->vm && i <= e->dups; i++)
-				vgpu_vm_put(e->vm);
-		}
+		vgpu_fault_handle_group(vdev, b, g, g->first, &cb, replay,
+					cancel, &resolved);
+		later |= g->later < g->first + g->nr;
 	}
+	/* One wait for every copy of the batch, then the mappings. */
+	vgpu_chunk_batch_finish(&cb);
+	vgpu_fault_batch_for_each_group(b, g)
+		if (later && g->later < g->first + g->nr)
+			vgpu_fault_handle_group(vdev, b, g, g->later, NULL,
+						replay, cancel, &resolved);
+	for (e = b->entries; e < b->entries + b->nr; e++)
+		for (i = 0; e->vm && i <= e->dups; i++)
+			vgpu_vm_put(e->vm);
 	atomic64_inc(&ctr->fault_batches);
 	atomic64_add(b->nr_records, &ctr->faults);
 	atomic64_add(b->nr_records - b->nr, &ctr->fault_duplicates);

@@ -39,6 +39,11 @@ struct vgpu_fault_batch_entry {
  * @nr: entries in the group, sorted by VA.
  * @access_mask: union of the entries' @access_mask.
  * @queues: union of the entries' @queues.
+ * @later: the first entry left to resolve after the batch's copies
+ *	(@first + @nr: none), set by the fault thread.
+ * @later_res: what the first pass did for that entry
+ *	(``VGPU_FAULT_RES_*``: %VGPU_FAULT_RES_MIGRATED once its copy is
+ *	queued).
  */
 struct vgpu_fault_group {
 	struct vgpu_vm *vm;
@@ -47,6 +52,8 @@ struct vgpu_fault_group {
 	u32 nr;
 	u32 access_mask;
 	u32 queues;
+	u32 later;
+	u32 later_res;
 };
 
 /**

@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/dma-fence-array.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -44,61 +45,151 @@
 /* Commands per kernel job: well inside the ring. */
 #define VGPU_MIGRATE_JOB_DW	(16u << 10)
 
-struct vgpu_migrate_batch {
-	struct vgpu_device *vdev;
-	u32 *dw;
-	u32 n;
-	struct dma_fence *last;
+/**
+ * struct vgpu_migrate_fence - the fence of a batch's copies
+ * @base: the fence; signals once the jobs in @src are done.
+ * @lock: its lock.
+ * @cb: callback on @src.
+ * @src: the batch's last job, or a fence array of its jobs.
+ * @copied: bytes the batch copies, counted when it is done without error.
+ * @cleared: bytes it clears, likewise.
+ * @error: a submission or queueing error of the batch: not everything
+ *	behind the fence ran.
+ * @vdev: vgpu device.
+ */
+struct vgpu_migrate_fence {
+	struct dma_fence base;
+	spinlock_t lock;
+	struct dma_fence_cb cb;
+	struct dma_fence *src;
+	u64 copied;
+	u64 cleared;
 	int error;
+	struct vgpu_device *vdev;
 };
 
+static const char *vgpu_migrate_fence_driver(struct dma_fence *f)
+{
+	return "vgpu";
+}
+
+static const char *vgpu_migrate_fence_timeline(struct dma_fence *f)
+{
+	return "copy-engine";
+}
+
+static void vgpu_migrate_fence_release(struct dma_fence *f)
+{
+	struct vgpu_migrate_fence *mf = container_of(f, typeof(*mf), base);
+
+	dma_fence_put(mf->src);
+	dma_fence_free(f);
+}
+
+static const struct dma_fence_ops vgpu_migrate_fence_ops = {
+	.get_driver_name = vgpu_migrate_fence_driver,
+	.get_timeline_name = vgpu_migrate_fence_timeline,
+	.release = vgpu_migrate_fence_release,
+};
+
+/* The batch's jobs are done: pass their verdict on. */
+static void vgpu_migrate_fence_cb(struct dma_fence *src, struct dma_fence_cb *cb)
+{
+	struct vgpu_migrate_fence *mf = container_of(cb, typeof(*mf), cb);
+
+	struct vgpu_migrate *m = &mf->vdev->migrate;
+	int err = src->error ?: mf->error;
+
+	if (err) {
+		dma_fence_set_error(&mf->base, err);
+	} else {
+		atomic64_add(mf->copied, &m->bytes_copied);
+		atomic64_add(mf->cleared, &m->bytes_cleared);
+	}
+	dma_fence_signal(&mf->base);
+	dma_fence_put(&mf->base);
+}
+
+/**
+ * vgpu_migrate_batch_init() - start an empty batch of copies
+ * @b: batch
+ * @vdev: vgpu device
+ */
+void vgpu_migrate_batch_init(struct vgpu_migrate_batch *b,
+			     struct vgpu_device *vdev)
+{
+	memset(b, 0, sizeof(*b));
+	b->vdev = vdev;
+}
+
+/* Room for a job's fence and a fence to signal when the jobs are done. */
+static int vgpu_migrate_batch_open(struct vgpu_migrate_batch *b)
+{
+	struct vgpu_migrate *m = &b->vdev->migrate;
+	struct vgpu_migrate_fence *mf;
+
+	if (!b->dw) {
+		b->dw = kvmalloc_array(VGPU_MIGRATE_JOB_DW, sizeof(u32), GFP_KERNEL);
+		if (!b->dw)
+			return -ENOMEM;
+	}
+	if (b->nr_jobs == b->max_jobs) {
+		unsigned int max = max(4u, 2 * b->max_jobs);
+		struct dma_fence **jobs;
+
+		jobs = krealloc_array(b->jobs, max, sizeof(*jobs), GFP_KERNEL);
+		if (!jobs)
+			return -ENOMEM;
+		b->jobs = jobs;
+		b->max_jobs = max;
+	}
+	if (b->done)
+		return 0;
+	mf = kzalloc(sizeof(*mf), GFP_KERNEL);
+	if (!mf)
+		return -ENOMEM;
+	spin_lock_init(&mf->lock);
+	mf->vdev = b->vdev;
+	dma_fence_init(&mf->base, &vgpu_migrate_fence_ops, &mf->lock,
+		       m->fence_context, atomic_inc_return(&m->fence_seqno));
+	b->done = mf;
+	return 0;
+}
+
+/* Turns the queued commands into a job on the kernel queue. */
 static void vgpu_migrate_flush(struct vgpu_migrate_batch *b)
 {
 	struct vgpu_migrate *m = &b->vdev->migrate;
 	struct vgpu_queue *q = &b->vdev->queues[0];
 	struct dma_fence *fence;
 
-	if (!b->n || b->error)
+	if (!b->n)
 		return;
-	fence = vgpu_job_submit_kernel(m->vm, &m->entity, q, b->dw, b->n);
+	if (!b->error) {
+		/* vgpu_migrate_batch_open() made room in @jobs. */
+		mutex_lock(&m->lock);
+		fence = vgpu_job_submit_kernel(m->vm, &m->entity, q, b->dw, b->n);
+		mutex_unlock(&m->lock);
+		if (IS_ERR(fence))
+			b->error = PTR_ERR(fence);
+		else
+			b->jobs[b->nr_jobs++] = fence;
+	}
 	b->n = 0;
-	if (IS_ERR(fence)) {
-		b->error = PTR_ERR(fence);
-		return;
-	}
-	dma_fence_put(b->last);
-	b->last = fence;
 }
 
-/*
- * Wait for a flushed batch.  Jobs on one queue complete in order, so the
- * last one's fence covers them all; a failed job turns into -EIO in
- * @b->error unless the batch already failed.
- */
-static void vgpu_migrate_batch_wait(struct vgpu_migrate_batch *b)
-{
-	long err;
-
-	if (!b->last)
-		return;
-	err = dma_fence_wait(b->last, false);
-	if (!err && b->last->error)
-		err = b->last->error;
-	dma_fence_put(b->last);
-	b->last = NULL;
-	if (err && !b->error) {
-		drm_err(&b->vdev->drm, "copy engine job failed: %ld\n", err);
-		b->error = -EIO;
-	}
-}
-
-static void vgpu_migrate_emit(struct vgpu_migrate_batch *b, u32 op, u64 a,
-			      u64 bb, u64 size)
+static int vgpu_migrate_emit(struct vgpu_migrate_batch *b, u32 op, u64 a,
+			     u64 bb, u64 size)
 {
 	u32 *p;
+	int ret;
 
-	if (b->n + VGPU_COPY_LEN > VGPU_MIGRATE_JOB_DW)
+	if (b->n + VGPU_COPY_LEN > VGPU_MIGRATE_JOB_DW) {
 		vgpu_migrate_flush(b);
+		ret = vgpu_migrate_batch_open(b);
+		if (ret)
+			return ret;
+	}
 	p = b->dw + b->n;
 	if (op == VGPU_OP_COPY) {
 		p[0] = VGPU_CMD_HEADER(VGPU_OP_COPY, 0, VGPU_COPY_LEN);
@@ -118,6 +209,128 @@ static void vgpu_migrate_emit(struct vgpu_migrate_batch *b, u32 op, u64 a,
 		p[5] = 0;
 		b->n += VGPU_FILL_LEN;
 	}
+	return 0;
+}
+
+/**
+ * vgpu_migrate_batch_submit() - start what a batch has queued
+ * @b: batch
+ *
+ * Submits the commands not yet submitted and closes the batch's fence:
+ * it signals once they are done.  Copies queued afterwards get a new
+ * fence.  Does not wait.
+ */
+void vgpu_migrate_batch_submit(struct vgpu_migrate_batch *b)
+{
+	struct vgpu_migrate_fence *mf = b->done;
+	struct dma_fence_array *array;
+	struct dma_fence *src = NULL;
+
+	if (!mf)
+		return;
+	vgpu_migrate_flush(b);
+	b->done = NULL;
+	if (b->nr_jobs == 1) {
+		src = b->jobs[0];
+	} else if (b->nr_jobs > 1) {
+		/* The array takes the fences and the table. */
+		array = dma_fence_array_create(b->nr_jobs, b->jobs,
+					       b->vdev->migrate.fence_context + 1,
+					       atomic_inc_return(&b->vdev->migrate.fence_seqno),
+					       false);
+		if (array) {
+			src = &array->base;
+			b->jobs = NULL;
+			b->max_jobs = 0;
+		} else {
+			/* Rare: wait here instead. */
+			while (b->nr_jobs) {
+				struct dma_fence *f = b->jobs[--b->nr_jobs];
+
+				dma_fence_wait(f, false);
+				if (f->error && !b->error)
+					b->error = f->error;
+				dma_fence_put(f);
+			}
+		}
+	}
+	b->nr_jobs = 0;
+	mf->error = b->error;
+	b->error = 0;
+	if (!src) {
+		/* Nothing runs: the fence signals now, with the error if any. */
+		if (mf->error)
+			dma_fence_set_error(&mf->base, mf->error);
+		dma_fence_signal(&mf->base);
+		dma_fence_put(&mf->base);
+		return;
+	}
+	mf->src = src;
+	/* The batch's reference goes to the callback. */
+	if (dma_fence_add_callback(src, &mf->cb, vgpu_migrate_fence_cb))
+		vgpu_migrate_fence_cb(src, &mf->cb);
+}
+
+/**
+ * vgpu_migrate_batch_fence() - the fence of the copies queued last
+ * @b: batch, a copy queued since it was last submitted
+ *
+ * Return: a reference to the fence that signals when the copies queued
+ * since the batch was last submitted are done.
+ */
+struct dma_fence *vgpu_migrate_batch_fence(struct vgpu_migrate_batch *b)
+{
+	return dma_fence_get(&b->done->base);
+}
+
+/**
+ * vgpu_migrate_batch_owns() - is @fence the open fence of @b?
+ * @b: batch
+ * @fence: a copy fence
+ *
+ * Return: true if @fence signals only after @b is submitted: its owner
+ * must submit before waiting for it.
+ */
+bool vgpu_migrate_batch_owns(struct vgpu_migrate_batch *b,
+			     struct dma_fence *fence)
+{
+	return b->done && fence == &b->done->base;
+}
+
+/**
+ * vgpu_migrate_batch_wait() - submit a batch and wait for its copies
+ * @b: batch
+ *
+ * Return: 0 once every copy queued since the last submission is done;
+ * -ENODEV or -ENOMEM if a job could not be submitted, -EIO if one failed.
+ */
+int vgpu_migrate_batch_wait(struct vgpu_migrate_batch *b)
+{
+	struct dma_fence *f;
+	int err;
+
+	if (!b->done)
+		return 0;
+	f = vgpu_migrate_batch_fence(b);
+	vgpu_migrate_batch_submit(b);
+	dma_fence_wait(f, false);
+	err = f->error;
+	dma_fence_put(f);
+	if (!err)
+		return 0;
+	drm_err(&b->vdev->drm, "copy engine job failed: %d\n", err);
+	return err == -ENODEV || err == -ENOMEM ? err : -EIO;
+}
+
+/**
+ * vgpu_migrate_batch_fini() - free a batch's buffers
+ * @b: batch, submitted (what it queued keeps running)
+ */
+void vgpu_migrate_batch_fini(struct vgpu_migrate_batch *b)
+{
+	vgpu_migrate_batch_submit(b);
+	kfree(b->jobs);
+	kvfree(b->dw);
 }
 
 /* The kernel VA of a cursor's position, or 0 if outside the windows. */
@@ -142,6 +355,82 @@ bool vgpu_migrate_ready(struct vgpu_device *vdev)
 	return READ_ONCE(vdev->migrate.ready);
 }
 
+/*
+ * Queues the copy (or, without @src, the clear) of @size bytes from
+ * cursor @src to cursor @dst.  With @check, only checks that the engine
+ * reaches every byte.  The cursors are not moved.
+ */
+static int vgpu_migrate_queue(struct vgpu_migrate_batch *b,
+			      const struct vgpu_res_cursor *src,
+			      const struct vgpu_res_cursor *dst, u64 size,
+			      bool check)
+{
+	struct vgpu_migrate *m = &b->vdev->migrate;
+	struct vgpu_res_cursor sc, dc = *dst;
+	u64 off;
+	int ret;
+
+	if (src)
+		sc = *src;
+	for (off = 0; off < size;) {
+		u64 n = min(dc.contig, size - off), dva, sva = 0;
+
+		if (src)
+			n = min(n, sc.contig);
+		if (!n)
+			return -EINVAL;
+		dva = vgpu_migrate_va(m, &dc, n);
+		if (src)
+			sva = vgpu_migrate_va(m, &sc, n);
+		if (!dva || (src && !sva))
+			return -EOPNOTSUPP;
+		if (check)
+			ret = 0;
+		else if (src)
+			ret = vgpu_migrate_emit(b, VGPU_OP_COPY, sva, dva, n);
+		else
+			ret = vgpu_migrate_emit(b, VGPU_OP_FILL, dva, 0, n);
+		if (ret)
+			return ret;
+		off += n;
+		vgpu_res_cursor_next(&dc, n);
+		if (src)
+			vgpu_res_cursor_next(&sc, n);
+	}
+	return 0;
+}
+
+/*
+ * Queues a copy checked first, so that what is queued is all or nothing
+ * (a failure to grow the batch then stops the batch as a whole).
+ */
+static int vgpu_migrate_queue_checked(struct vgpu_migrate_batch *b,
+				      const struct vgpu_res_cursor *src,
+				      const struct vgpu_res_cursor *dst,
+				      u64 size)
+{
+	int ret;
+
+	if (!vgpu_migrate_ready(b->vdev))
+		return -EOPNOTSUPP;
+	ret = vgpu_migrate_queue(b, src, dst, size, true);
+	if (!ret)
+		ret = vgpu_migrate_batch_open(b);
+	if (ret)
+		return ret;
+	ret = vgpu_migrate_queue(b, src, dst, size, false);
+	if (ret) {
+		/* Part of it may be queued: nothing behind @done is sure. */
+		b->error = ret;
+		return ret;
+	}
+	if (src)
+		b->done->copied += size;
+	else
+		b->done->cleared += size;
+	return 0;
+}
+
 /**
  * vgpu_migrate_move() - copy (or clear) a BO's memory with the device
  * @vdev: vgpu device
@@ -149,115 +438,65 @@ bool vgpu_migrate_ready(struct vgpu_device *vdev)
  * @src: resource to copy from, or NULL to clear @dst
  * @dst: new resource (VRAM, or populated TT)
  *
+ * A batch of its own, waited for.
+ *
  * Return: 0 once the copy is done; -EOPNOTSUPP if the engine cannot reach
- * the memory (the caller falls back to the CPU); -EIO if the job failed.
+ * the memory (the caller falls back to the CPU); -ENOMEM; -EIO if the job
+ * failed.
  */
 int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 		      struct ttm_resource *src, struct ttm_resource *dst)
 {
-	struct vgpu_migrate *m = &vdev->migrate;
-	struct vgpu_migrate_batch b = { .vdev = vdev };
+	struct vgpu_migrate_batch b;
 	struct vgpu_res_cursor sc, dc;
-	u64 off, size = tbo->base.size;
+	u64 size = tbo->base.size;
+	int ret;
 
-	if (!vgpu_migrate_ready(vdev))
-		return -EOPNOTSUPP;
 	if (vgpu_res_cursor_init(&dc, tbo, dst, 0) ||
 	    (src && vgpu_res_cursor_init(&sc, tbo, src, 0)))
 		return -EOPNOTSUPP;
-
-	mutex_lock(&m->lock);
-	b.dw = m->dw;
-	for (off = 0; off < size && !b.error;) {
-		u64 n = min(dc.contig, size - off), dva, sva = 0;
-
-		if (src)
-			n = min(n, sc.contig);
-		if (!n) {
-			b.error = -EINVAL;
-			break;
-		}
-		dva = vgpu_migrate_va(m, &dc, n);
-		if (src)
-			sva = vgpu_migrate_va(m, &sc, n);
-		if (!dva || (src && !sva)) {
-			b.error = -EOPNOTSUPP;
-			break;
-		}
-		if (src)
-			vgpu_migrate_emit(&b, VGPU_OP_COPY, sva, dva, n);
-		else
-			vgpu_migrate_emit(&b, VGPU_OP_FILL, dva, 0, n);
-		off += n;
-		vgpu_res_cursor_next(&dc, n);
-		if (src)
-			vgpu_res_cursor_next(&sc, n);
-	}
-	vgpu_migrate_flush(&b);
-	mutex_unlock(&m->lock);
-
-	vgpu_migrate_batch_wait(&b);
-	if (!b.error)
-		atomic64_add(size, src ? &m->bytes_copied : &m->bytes_cleared);
-	return b.error;
+	vgpu_migrate_batch_init(&b, vdev);
+	ret = vgpu_migrate_queue_checked(&b, src ? &sc : NULL, &dc, size);
+	if (!ret)
+		ret = vgpu_migrate_batch_wait(&b);
+	else
+		vgpu_migrate_batch_wait(&b);
+	vgpu_migrate_batch_fini(&b);
+	return ret;
 }
 
 /**
- * vgpu_migrate_chunk() - copy a demand-paging chunk between its two homes
- * @vdev: vgpu device
+ * vgpu_migrate_batch_add_chunk() - queue the copy of a demand-paging chunk
+ * @b: batch
  * @tbo: the pageable BO, its system pages populated (%TTM_PL_TT)
  * @bo_offset: offset of the chunk in @tbo
  * @size: bytes
  * @vram: VRAM offset of the chunk's VRAM copy (one contiguous block)
  * @to_vram: copy system pages to VRAM (else VRAM to the system pages)
  *
- * One COPY per physically contiguous run of system pages, in one job on
- * the kernel's queue, waited for.  The caller makes sure nobody changes
- * the pages meanwhile (see "Demand paging: locking").
+ * One COPY per physically contiguous run of system pages, appended to the
+ * batch's current job; nothing runs before vgpu_migrate_batch_submit().
+ * The caller makes sure nobody changes the pages until the batch's fence
+ * (vgpu_migrate_batch_fence()) signals (see "Demand paging: locking").
  *
- * Return: 0, -EOPNOTSUPP when the engine cannot reach the memory, -ENXIO
- * when the pages are not populated, -ENOMEM or -EIO.
+ * Return: 0 (queued), or nothing queued and -EOPNOTSUPP when the engine
+ * cannot reach the memory, -ENXIO when the pages are not populated,
+ * -ENOMEM.
  */
-int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
-		       u64 bo_offset, u64 size, u64 vram, bool to_vram)
+int vgpu_migrate_batch_add_chunk(struct vgpu_migrate_batch *b,
+				 struct ttm_buffer_object *tbo, u64 bo_offset,
+				 u64 size, u64 vram, bool to_vram)
 {
-	struct vgpu_migrate *m = &vdev->migrate;
-	struct vgpu_migrate_batch b = { .vdev = vdev };
-	struct vgpu_res_cursor sc;
-	u64 off;
+	struct vgpu_res_cursor sys, vc;
 	int ret;
 
-	if (!vgpu_migrate_ready(vdev))
-		return -EOPNOTSUPP;
-	ret = vgpu_res_cursor_init(&sc, tbo, tbo->resource, bo_offset);
+	ret = vgpu_res_cursor_init(&sys, tbo, tbo->resource, bo_offset);
 	if (ret)
 		return ret;
-
-	mutex_lock(&m->lock);
-	b.dw = m->dw;
-	for (off = 0; off < size && !b.error;) {
-		u64 n = min(sc.contig, size - off);
-		u64 sva, vva = VGPU_MIGRATE_VRAM_VA + vram + off;
-
-		sva = n ? vgpu_migrate_va(m, &sc, n) : 0;
-		if (!sva) {
-			b.error = -EOPNOTSUPP;
-			break;
-		}
-		if (to_vram)
-			vgpu_migrate_emit(&b, VGPU_OP_COPY, sva, vva, n);
-		else
-			vgpu_migrate_emit(&b, VGPU_OP_COPY, vva, sva, n);
-		off += n;
-		vgpu_res_cursor_next(&sc, n);
-	}
-	vgpu_migrate_flush(&b);
-	mutex_unlock(&m->lock);
-
-	vgpu_migrate_batch_wait(&b);
-	if (!b.error)
-		atomic64_add(size, &m->bytes_copied);
-	return b.error;
+	vgpu_res_cursor_init_linear(&vc, vram, size, true);
+	if (to_vram)
+		return vgpu_migrate_queue_checked(b, &sys, &vc, size);
+	return vgpu_migrate_queue_checked(b, &vc, &sys, size);
 }
 
 /**
@@ -278,15 +517,12 @@ int vgpu_migrate_init(struct vgpu_device *vdev)
 
 	mutex_init(&m->lock);
 	m->sys_size = ALIGN(__pa(high_memory - 1) + 1, SZ_2M);
-	m->dw = kvmalloc_array(VGPU_MIGRATE_JOB_DW, sizeof(u32), GFP_KERNEL);
-	if (!m->dw)
-		return -ENOMEM;
+	/* One for the batches' fences, one for their fence arrays. */
+	m->fence_context = dma_fence_context_alloc(2);
 
 	vm = vgpu_vm_create(vdev, true);
-	if (IS_ERR(vm)) {
-		ret = PTR_ERR(vm);
-		goto err_free_dw;
-	}
+	if (IS_ERR(vm))
+		return PTR_ERR(vm);
 	m->vm = vm;
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
@@ -320,9 +556,6 @@ int vgpu_migrate_init(struct vgpu_device *vdev)
 err_destroy_vm:
 	vgpu_vm_destroy(vm);
 	m->vm = NULL;
-err_free_dw:
-	kvfree(m->dw);
-	m->dw = NULL;
 	return ret;
 }
 
@@ -340,6 +573,4 @@ void vgpu_migrate_fini(struct vgpu_device *vdev)
 	drm_sched_entity_destroy(&m->entity);
 	vgpu_vm_destroy(m->vm);
 	m->vm = NULL;
-	kvfree(m->dw);
-	m->dw = NULL;
 }

@@ -11,10 +11,12 @@
 
 #include <drm/gpu_scheduler.h>
 
+struct dma_fence;
 struct ttm_buffer_object;
 struct ttm_operation_ctx;
 struct ttm_resource;
 struct vgpu_device;
+struct vgpu_migrate_fence;
 struct vgpu_vm;
 
 /** VGPU_MIGRATE_VRAM_VA - where the kernel context maps all of VRAM */
@@ -26,8 +28,9 @@ struct vgpu_vm;
  * struct vgpu_migrate - the kernel's copy engine
  * @vm: kernel VM, on hardware context 0.
  * @entity: scheduler entity on hardware queue 0.
- * @lock: one move at a time; protects @entity and @dw.
- * @dw: where a move's commands are built before they become a job.
+ * @lock: one job push at a time; protects @entity.
+ * @fence_context: timeline of the batches' fences (+ 1: their fence arrays).
+ * @fence_seqno: last batch fence seqno.
  * @sys_size: system memory mapped at %VGPU_MIGRATE_SYS_VA.
  * @ready: moves and clears go through the device.
  * @bytes_copied: bytes copied by the device.
@@ -37,11 +40,38 @@ struct vgpu_migrate {
 	struct vgpu_vm *vm;
 	struct drm_sched_entity entity;
 	struct mutex lock;
-	u32 *dw;
+	u64 fence_context;
+	atomic_t fence_seqno;
 	u64 sys_size;
 	bool ready;
 	atomic64_t bytes_copied;
 	atomic64_t bytes_cleared;
+};
+
+/**
+ * struct vgpu_migrate_batch - copies queued on the copy engine together
+ * @vdev: vgpu device.
+ * @dw: commands not submitted yet (allocated at the first copy).
+ * @n: dwords in @dw.
+ * @done: signals when every copy queued since the batch was last
+ *	submitted is done, with the error of the first job that failed;
+ *	NULL while nothing is queued.
+ * @jobs: finished fences of the jobs submitted for @done.
+ * @nr_jobs: entries in @jobs.
+ * @max_jobs: room in @jobs.
+ * @error: a submission failed (the copies behind @done are not all done).
+ *
+ * Owned by one thread; see "copy engine".
+ */
+struct vgpu_migrate_batch {
+	struct vgpu_device *vdev;
+	u32 *dw;
+	u32 n;
+	struct vgpu_migrate_fence *done;
+	struct dma_fence **jobs;
+	unsigned int nr_jobs;
+	unsigned int max_jobs;
+	int error;
 };
 
 int vgpu_migrate_init(struct vgpu_device *vdev);
@@ -49,7 +79,17 @@ void vgpu_migrate_fini(struct vgpu_device *vdev);
 bool vgpu_migrate_ready(struct vgpu_device *vdev);
 int vgpu_migrate_move(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
 		      struct ttm_resource *src, struct ttm_resource *dst);
-int vgpu_migrate_chunk(struct vgpu_device *vdev, struct ttm_buffer_object *tbo,
-		       u64 bo_offset, u64 size, u64 vram, bool to_vram);
+
+void vgpu_migrate_batch_init(struct vgpu_migrate_batch *b,
+			     struct vgpu_device *vdev);
+int vgpu_migrate_batch_add_chunk(struct vgpu_migrate_batch *b,
+				 struct ttm_buffer_object *tbo, u64 bo_offset,
+				 u64 size, u64 vram, bool to_vram);
+struct dma_fence *vgpu_migrate_batch_fence(struct vgpu_migrate_batch *b);
+bool vgpu_migrate_batch_owns(struct vgpu_migrate_batch *b,
+			     struct dma_fence *fence);
+void vgpu_migrate_batch_submit(struct vgpu_migrate_batch *b);
+int vgpu_migrate_batch_wait(struct vgpu_migrate_batch *b);
+void vgpu_migrate_batch_fini(struct vgpu_migrate_batch *b);
 
 #endif /* __VGPU_MIGRATE_H__ */
