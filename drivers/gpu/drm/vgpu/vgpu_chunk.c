@@ -48,13 +48,14 @@
  * (vgpu_fault.c) resolves it with vgpu_chunk_fault():
  *
  * - **migrate** (placement policy ``migrate``): allocate the VRAM copy,
- *   evicting the coldest chunks the eviction policy names when VRAM is
- *   full; remove every mapping of the system pages first — the CPU's, and
- *   the GPU's in every VM and at every VA (remote mappings, ACCESSED_BY),
- *   TLBs included — so that no write can land behind the copy; copy the
- *   chunk in with the device's copy engine; and map it in the faulting VM
- *   (a 2 MiB leaf when the VA is aligned).  Other mappings fault and map
- *   the VRAM copy.  The copy is
+ *   when VRAM is full taking over the block of the coldest chunk the
+ *   eviction policy names (evicted first, see below); remove every mapping
+ *   of the system pages first — the CPU's, and the GPU's in every VM and
+ *   at every VA (remote mappings, ACCESSED_BY), waiting for the TLB
+ *   invalidation — so that no write can land behind the copy; queue the
+ *   copy on the device's copy engine; and, once it is done, map it in the
+ *   faulting VM (a 2 MiB leaf when the VA is aligned).  Other mappings
+ *   fault and map the VRAM copy.  The copy is
  *   mapped read-only unless the fault was a write or the mapping was
  *   already written: a chunk nobody wrote is *clean* and its eviction
  *   costs no copy back (a later write faults with WRITE_DENIED and only
@@ -66,21 +67,54 @@
  *   another VM, or whose entries were dropped) is just mapped again.
  *
  * After a migration the VM's stream detector (vgpu_prefetch.c) may
- * suggest chunks ahead of the fault, which are migrated and mapped in the
- * same pass.
+ * suggest chunks ahead of the fault, which are migrated in the same pass
+ * and mapped with the fault's chunk.
+ *
+ * **A fault batch moves its chunks together.**  The fault thread
+ * (vgpu_fault.c) resolves every fault of a batch first, with a
+ * &struct vgpu_chunk_batch: each copy into VRAM, and each victim's copy
+ * back, is only queued in the batch's copy-engine batch (see "copy
+ * engine"), and the chunk's @copy holds the batch's fence; a fault whose
+ * chunk is being copied is left for later (-EINPROGRESS).  Then
+ * vgpu_chunk_batch_finish() submits the copies as one or few jobs, waits
+ * for them once, and maps the prefetched chunks; and the faults left for
+ * later are resolved again, which maps the new VRAM copies; then the
+ * stalled queues replay.  So the page tables never point at a VRAM copy
+ * before its copy is done: the order is unmap (and TLB invalidation),
+ * copy, wait, map, replay.  A victim's block is handed straight to the
+ * chunk that replaces it: both copies run on the kernel queue, in order,
+ * so the copy back reads the block before the copy in writes it, and no
+ * one else can allocate the block in between.
+ *
+ * While a chunk's @copy is set nobody else maps, copies or evicts it:
+ * CPU faults, PREFETCH, ADVISE and the other mappings' faults wait for
+ * the fence first (vgpu_chunk_copy_wait_locked()), and victims are never
+ * chosen among such chunks.  The batch holds a reference to each such
+ * chunk's BO, and its system pages stay put (the chunk counts in
+ * &vgpu_bo_chunks.resident until the copy is done).  If a copy job fails
+ * (a device reset, -ENODEV after unplug), the chunk ends in system
+ * memory: a failed copy in frees the VRAM copy, which nothing mapped
+ * yet, and the fault is resolved again from the system pages; a failed
+ * copy back leaves the system pages as they were — the writes made in
+ * VRAM since the chunk came in are lost, as VRAM is after a reset.
  *
  * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first removes its
  * entries from every VM that maps it and waits for the TLB invalidation,
  * so the GPU can no longer reach the VRAM copy; then copies a dirty copy
- * back to the system pages; then, for a chunk advised ACCESSED_BY the
- * GPU, maps the system pages in its place (the next access does not
- * fault); and frees the VRAM.  Nothing is ever dropped: the system pages
- * always hold the data of a chunk without a dirty VRAM copy.
+ * back to the system pages (queued in the fault batch when the block goes
+ * to another chunk, else waited for); then, for a chunk advised
+ * ACCESSED_BY the GPU, maps the system pages in its place once they hold
+ * the data (the next access does not fault); and frees the VRAM or hands
+ * it over.  Nothing is ever dropped: the system pages always hold the
+ * data of a chunk without a dirty VRAM copy.  Copies that cannot even be
+ * queued (no memory, pages the engine cannot reach) leave a victim in
+ * VRAM, unmapped.
  *
  * **CPU access** keeps one coherent view: when a chunk moves into VRAM
  * its CPU mappings are zapped, and a CPU fault on a pageable BO first
- * evicts the one chunk it touched (vgpu_chunk_cpu_fault()) and maps
- * pages of that chunk only.  The other chunks stay where they are.
+ * waits for a copy of the chunk it touched, then evicts that one chunk
+ * (vgpu_chunk_cpu_fault(), copying back through a batch it waits for) and
+ * maps pages of that chunk only.  The other chunks stay where they are.
  */
 
 /**
@@ -101,9 +135,18 @@
  *    whole migration or eviction, copies included.
  * 5. The *victim's* &vgpu_bo.gpuva_lock, then each &vgpu_vm.pt_lock it
  *    maps into, then &vgpu_ctx_mgr.lock and &vgpu_tlb.lock (TLB
- *    invalidation); &vgpu_migrate.lock for the copy engine, which waits
- *    for a job on the kernel queue (signalled from the general interrupt,
- *    never from the fault thread).
+ *    invalidation); &vgpu_migrate.lock while a copy job is pushed to the
+ *    kernel queue.  Copy fences are signalled from the general interrupt,
+ *    never from the fault thread.
+ *
+ * Waiting for a chunk's copy: &vgpu_paging.lock is dropped for the wait
+ * (levels 1 to 3 may stay held).  That is safe because the fault thread,
+ * which owns the only batches left open for a while, submits its queued
+ * copies before it sleeps on a VM's lock or a reservation, or populates a
+ * BO (vgpu_chunk_batch_kick()): a CPU fault waiting with a reservation
+ * held never waits for copies that wait for that reservation.  Every
+ * other path waits for its own copies before it lets go of
+ * &vgpu_paging.lock.
  *
  * What makes eviction inside fault handling safe — the classic TTM
  * deadlock is taking a victim's reservation while holding another:

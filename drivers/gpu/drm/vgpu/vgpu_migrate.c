@@ -33,9 +33,30 @@
  * and a clear a list of FILLs; no page table changes per move.
  *
  * Jobs go through hardware queue 0's scheduler (queue 0 is never given to
- * userspace), so kernel copies never wait behind user work.  Moves are
- * synchronous: TTM already waited for the BO to be idle, the copy job is
- * submitted and waited for, then TTM swaps the resources.
+ * userspace), so kernel copies never wait behind user work, and run in the
+ * order they were submitted.
+ *
+ * Every copy goes through a *batch* (&struct vgpu_migrate_batch): its
+ * commands are appended to the batch's current job (a new job every
+ * %VGPU_MIGRATE_JOB_DW dwords), and nothing runs until
+ * vgpu_migrate_batch_submit().  The batch's *fence*
+ * (vgpu_migrate_batch_fence()) exists from the first copy queued: it
+ * signals once every job submitted for it is done, with the error of the
+ * first that failed (a reset, -ENODEV after unplug), or at once with the
+ * error when a job could not be submitted.  Submitting closes the fence;
+ * copies queued afterwards get a new one.  A copy the engine cannot reach
+ * (or for which the batch cannot grow) queues nothing and returns the
+ * error.  Whoever waits for a fence of a batch that is still open must
+ * first have its owner submit it: vgpu_migrate_batch_owns() tells.
+ *
+ * - The fault thread keeps one batch per fault batch: chunk copies into
+ *   VRAM and the copy back of the victims they evict are queued together,
+ *   submitted as one or few jobs, and waited for once (see "Pageable BOs
+ *   and chunk migration").
+ * - TTM moves, CPU faults, PREFETCH and ADVISE queue their copies in a
+ *   batch of their own and wait for it at once (vgpu_migrate_batch_wait()):
+ *   TTM already waited for the BO to be idle, then the copy is done, then
+ *   TTM swaps the resources.
  *
  * Until the engine is up, and for DMA addresses outside the window, the
  * CPU copies through the BAR window instead, and VRAM BOs are kept inside
