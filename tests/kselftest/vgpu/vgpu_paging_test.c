@@ -13,6 +13,7 @@
  *
  * Copyright (c) 2026 The vgpu authors
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
@@ -557,6 +558,85 @@ TEST_F(pageable, fault_migrates_and_keeps_data)
 	EXPECT_EQ(size / 8, i) TH_LOG("first bad qword %llu", (unsigned long long)i);
 	ASSERT_EQ(0, paging(&self->dev, &pg));
 	EXPECT_LE(4 * MiB, pg.vm.bytes_to_system);	/* the dirty chunks went home */
+	vgpu_bo_unmap(p, size);
+	vgpu_bo_unmap(res, 4096);
+}
+
+/*
+ * A copy into VRAM that fails (debugfs fail_chunk_copies: the batch's
+ * fence ends with -EIO, as after a device reset) leaves the chunk in
+ * system memory with its VRAM given back: the fault is resolved again,
+ * the job reads the right bytes, nothing is cancelled, and no VRAM is
+ * left behind.
+ */
+/* VRAM in use, chunks included (debugfs vram_mm "used:"), or ~0. */
+static uint64_t vram_mm_used(struct vgpu_dev *dev)
+{
+	char path[PATH_MAX], line[128];
+	uint64_t v = ~0ull;
+	FILE *f;
+
+	if (vgpu_test_debugfs_path(dev->fd, "vram_mm", path, sizeof(path)))
+		return v;
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "used: %" SCNu64, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+TEST_F(pageable, failed_copy_leaves_system_pages)
+{
+	const uint64_t size = 8 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	struct drm_vgpu_query_vm qvm;
+	uint64_t *p, *res, i, used0, sum;
+	char fail[PATH_MAX], left[16];
+	struct vgpu_cmd cmd;
+	uint32_t h, rh;
+
+	if (vgpu_test_debugfs_path(self->dev.fd, "fail_chunk_copies", fail,
+				   sizeof(fail)))
+		SKIP(return, "no debugfs");
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(7, i);
+	sum = vgpu_fnv1a64(p, size);	/* the CPU reads before the GPU */
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	used0 = vram_mm_used(&self->dev);
+	ASSERT_NE(~0ull, used0);
+
+	ASSERT_EQ(0, write_str(fail, "1"));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	vgpu_cmd_fini(&cmd);
+	EXPECT_EQ(sum, res[0]);
+	ASSERT_EQ(0, read_str(fail, left, sizeof(left)));
+	EXPECT_STREQ("0", left);	/* the failure happened */
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.faults_cancelled, pg.vm.faults_cancelled);
+	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &qvm));
+	EXPECT_EQ(0, qvm.state & DRM_VGPU_VM_STATE_BANNED);
+	/* Four chunks moved in, one of them twice; only four hold VRAM. */
+	EXPECT_LE(pg0.vm.bytes_to_vram + size + 2 * MiB, pg.vm.bytes_to_vram);
+	EXPECT_LE(used0 + size, vram_mm_used(&self->dev));
+	EXPECT_GT(used0 + size + 2 * MiB, vram_mm_used(&self->dev));
+
+	/* The CPU takes the chunks back: the bytes it wrote. */
+	for (i = 0; i < size / 8 && p[i] == pattern(7, i); i++)
+		;
+	EXPECT_EQ(size / 8, i) TH_LOG("first bad qword %llu", (unsigned long long)i);
 	vgpu_bo_unmap(p, size);
 	vgpu_bo_unmap(res, 4096);
 }

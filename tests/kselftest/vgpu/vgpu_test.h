@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,26 @@ static inline int vgpu_test_sysfs_dir(int fd, char *out, size_t size)
 	snprintf(out, size, "/sys/dev/char/%u:%u/device", major(st.st_rdev),
 		 minor(st.st_rdev));
 	return 0;
+}
+
+/*
+ * The path of file @name in the debugfs directory of the device behind
+ * render node @fd: 0, or -errno when it is not there (no debugfs).
+ */
+static inline int vgpu_test_debugfs_path(int fd, const char *name, char *out,
+					 size_t size)
+{
+	char sys[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	int ret = vgpu_test_sysfs_dir(fd, sys, sizeof(sys));
+
+	if (ret)
+		return ret;
+	if (!realpath(sys, real))
+		return -errno;
+	snprintf(out, size, "/sys/kernel/debug/dri/%s/%s",
+		 strrchr(real, '/') + 1, name);
+	return stat(out, &st) ? -errno : 0;
 }
 
 #endif /* VGPU_SELFTEST_H */

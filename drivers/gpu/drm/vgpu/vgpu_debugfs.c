@@ -696,4 +696,6 @@ void vgpu_debugfs_register(struct vgpu_device *vdev)
 			      ARRAY_SIZE(vgpu_debugfs_list));
 	debugfs_create_file("reset_counters", 0200, drm->debugfs_root, vdev,
 			    &vgpu_reset_counters_fops);
+	debugfs_create_atomic_t("fail_chunk_copies", 0600, drm->debugfs_root,
+				&vdev->migrate.fail_chunk_copies);
 }

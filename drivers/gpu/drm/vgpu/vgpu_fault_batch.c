@@ -33,11 +33,14 @@
  *    resolver makes one decision per chunk — migrate it, map it remotely,
  *    or cancel — however many pages of it faulted.
  *
- * The resolver then updates page tables for the whole batch, invalidates
- * once per VM, and answers every stalled queue once (REPLAY, or CANCEL
- * for a queue whose fault could not be resolved).  Records with no VM
- * (a context nobody owns) sort first, in a group of their own, and are
- * cancelled.
+ * The resolver (vgpu_fault.c) then resolves the whole batch in two
+ * passes: the first decides for every group and queues the chunk copies
+ * it needs on the copy engine without waiting, leaving a group's faults
+ * from its first copied chunk on for later (&vgpu_fault_group.later);
+ * after one wait for all the copies, the second pass maps them.  Then
+ * every stalled queue is answered once (REPLAY, or CANCEL for a queue
+ * whose fault could not be resolved).  Records with no VM (a context
+ * nobody owns) sort first, in a group of their own, and are cancelled.
  *
  * Batches, records, duplicates, groups and the time the resolver spends
  * are counted in &struct vgpu_fault_batch_stats.

@@ -149,6 +149,10 @@ static int vgpu_migrate_batch_open(struct vgpu_migrate_batch *b)
 	struct vgpu_migrate *m = &b->vdev->migrate;
 	struct vgpu_migrate_fence *mf;
 
+	unsigned int i;
+
+	for (i = 0; !b->dw && i < ARRAY_SIZE(m->spare_dw); i++)
+		b->dw = xchg(&m->spare_dw[i], NULL);
 	if (!b->dw) {
 		b->dw = kvmalloc_array(VGPU_MIGRATE_JOB_DW, sizeof(u32), GFP_KERNEL);
 		if (!b->dw)
@@ -349,8 +353,15 @@ int vgpu_migrate_batch_wait(struct vgpu_migrate_batch *b)
  */
 void vgpu_migrate_batch_fini(struct vgpu_migrate_batch *b)
 {
+	struct vgpu_migrate *m = &b->vdev->migrate;
+	unsigned int i;
+
 	vgpu_migrate_batch_submit(b);
 	kfree(b->jobs);
+	/* Kept for the next batch: no allocation per fault batch. */
+	for (i = 0; b->dw && i < ARRAY_SIZE(m->spare_dw); i++)
+		if (!cmpxchg(&m->spare_dw[i], NULL, b->dw))
+			b->dw = NULL;
 	kvfree(b->dw);
 }
 
@@ -516,8 +527,13 @@ int vgpu_migrate_batch_add_chunk(struct vgpu_migrate_batch *b,
 		return ret;
 	vgpu_res_cursor_init_linear(&vc, vram, size, true);
 	if (to_vram)
-		return vgpu_migrate_queue_checked(b, &sys, &vc, size);
-	return vgpu_migrate_queue_checked(b, &vc, &sys, size);
+		ret = vgpu_migrate_queue_checked(b, &sys, &vc, size);
+	else
+		ret = vgpu_migrate_queue_checked(b, &vc, &sys, size);
+	/* Fault injection: the batch's fence ends with -EIO. */
+	if (!ret && atomic_add_unless(&b->vdev->migrate.fail_chunk_copies, -1, 0))
+		b->error = -EIO;
+	return ret;
 }
 
 /**
@@ -587,6 +603,7 @@ err_destroy_vm:
 void vgpu_migrate_fini(struct vgpu_device *vdev)
 {
 	struct vgpu_migrate *m = &vdev->migrate;
+	unsigned int i;
 
 	if (!m->vm)
 		return;
@@ -594,4 +611,6 @@ void vgpu_migrate_fini(struct vgpu_device *vdev)
 	drm_sched_entity_destroy(&m->entity);
 	vgpu_vm_destroy(m->vm);
 	m->vm = NULL;
+	for (i = 0; i < ARRAY_SIZE(m->spare_dw); i++)
+		kvfree(xchg(&m->spare_dw[i], NULL));
 }

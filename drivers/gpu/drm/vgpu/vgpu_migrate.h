@@ -31,10 +31,14 @@ struct vgpu_vm;
  * @lock: one job push at a time; protects @entity.
  * @fence_context: timeline of the batches' fences (+ 1: their fence arrays).
  * @fence_seqno: last batch fence seqno.
+ * @spare_dw: command buffers of finished batches, kept for the next
+ *	(exchanged atomically; NULL when taken).
  * @sys_size: system memory mapped at %VGPU_MIGRATE_SYS_VA.
  * @ready: moves and clears go through the device.
  * @bytes_copied: bytes copied by the device.
  * @bytes_cleared: bytes cleared by the device.
+ * @fail_chunk_copies: testing (debugfs ``fail_chunk_copies``): the next
+ *	this many chunk copies fail their batch, as a failed job would.
  */
 struct vgpu_migrate {
 	struct vgpu_vm *vm;
@@ -42,10 +46,12 @@ struct vgpu_migrate {
 	struct mutex lock;
 	u64 fence_context;
 	atomic_t fence_seqno;
+	u32 *spare_dw[2];
 	u64 sys_size;
 	bool ready;
 	atomic64_t bytes_copied;
 	atomic64_t bytes_cleared;
+	atomic_t fail_chunk_copies;
 };
 
 /**
