@@ -74,7 +74,7 @@
  * (vgpu_fault.c) resolves every fault of a batch first, with a
  * &struct vgpu_chunk_batch: each copy into VRAM, and each victim's copy
  * back, is only queued in the batch's copy-engine batch (see "copy
- * engine"), and the chunk's @copy holds the batch's fence; a fault whose
+ * engine"), and &vgpu_chunk.copy holds the batch's fence; a fault whose
  * chunk is being copied is left for later (-EINPROGRESS).  Then
  * vgpu_chunk_batch_finish() submits the copies as one or few jobs, waits
  * for them once, and maps the prefetched chunks; and the faults left for
@@ -86,7 +86,7 @@
  * so the copy back reads the block before the copy in writes it, and no
  * one else can allocate the block in between.
  *
- * While a chunk's @copy is set nobody else maps, copies or evicts it:
+ * While &vgpu_chunk.copy is set nobody else maps, copies or evicts it:
  * CPU faults, PREFETCH, ADVISE and the other mappings' faults wait for
  * the fence first (vgpu_chunk_copy_wait_locked()), and victims are never
  * chosen among such chunks.  The batch holds a reference to each such

@@ -80,7 +80,7 @@
  */
 struct vgpu_migrate_fence {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;	/* protects @base */
 	struct dma_fence_cb cb;
 	struct dma_fence *src;
 	u64 copied;
