@@ -49,6 +49,7 @@ help:
 	@echo "  make shell       interactive Debian guest with vgpu.ko loaded"
 	@echo "                   (ROOTFS=busybox: the busybox guest)"
 	@echo "  make bench       run vgpu-bench in a guest; CSV files in build/bench/"
+	@echo "  make soak        reload vgpu.ko 100 times under load, resets, unplug (SOAK_RELOADS=N)"
 	@echo "  make fuzz        run the fuzzers in a guest (FUZZ_SECONDS=N, default 300);"
 	@echo "                   calls/s and the seed of every finding"
 	@echo "  make setup       install Debian packages, fetch kernel/QEMU/headers (cached)"

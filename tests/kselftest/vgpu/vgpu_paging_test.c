@@ -347,19 +347,6 @@ TEST_F(paging, fault_batch_limit_param)
 
 #define PVA	(1ull << 36)	/* where the pageable fixture maps */
 
-static int write_str(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fputs(val, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
-}
-
 static int read_str(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");
@@ -391,7 +378,7 @@ static int set_policy(struct vgpu_dev *dev, const char *file, const char *val)
 	char path[256];
 
 	sysfs_path(dev, file, path, sizeof(path));
-	return write_str(path, val);
+	return vgpu_test_write(path, val);
 }
 
 static int set_param(const char *name, const char *val)
@@ -399,7 +386,7 @@ static int set_param(const char *name, const char *val)
 	char path[256];
 
 	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
-	return write_str(path, val);
+	return vgpu_test_write(path, val);
 }
 
 static int get_param(const char *name, char *buf, size_t size)

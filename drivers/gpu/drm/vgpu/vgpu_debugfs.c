@@ -60,9 +60,12 @@
  *   so do the strict-mode counters (``STRICT_STALE``,
  *   ``STRICT_BAD_CONTEXT``), whose counts since probe every view keeps
  *   showing, so that a reset cannot hide a stale-TLB use.
+ * - ``reset`` (write-only): writing 1 resets the whole device now, as the
+ *   driver does when the device stops answering (see "device reset"), and
+ *   returns when it runs again.
  *
  * The files read live state under the locks that protect it; none of
- * them changes anything except ``reset_counters``.
+ * them changes anything except ``reset_counters`` and ``reset``.
  */
 
 static struct vgpu_device *m_to_vgpu(struct seq_file *m)
@@ -605,26 +608,11 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 {
 	struct vgpu_ctx_mgr *cm = &vdev->ctx;
 	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
-	unsigned int c, i;
 	int idx;
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
 		mutex_lock(&cm->lock);
-		for (c = 0; c < VGPU_NUM_CONTEXTS; c++) {
-			struct vgpu_vm *vm = cm->owner[c];
-
-			if (!vm)
-				continue;
-			for (i = 0; i < VGPU_CTR_NR; i++) {
-				u64 now = vgpu_rd64(vdev, VGPU_COUNTER_CTX(c, i));
-
-				vm->ctr_acc[i] += now - vm->ctr_base[i];
-				vm->ctr_base[i] = 0;
-			}
-		}
-		for (i = 0; i < VGPU_CTR_NR; i++)
-			if (VGPU_CTR_KEPT & BIT(i))
-				vdev->ctr_kept[i] += vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i));
+		vgpu_ctx_fold_counters_locked(vdev);
 		vgpu_wr32(vdev, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
 		cm->steals = 0;
 		mutex_unlock(&cm->lock);
@@ -648,26 +636,52 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 	vgpu_paging_counters_reset(&vdev->paging.ctr);
 }
 
-static ssize_t vgpu_reset_counters_write(struct file *f, const char __user *ubuf,
-					 size_t len, loff_t *pos)
+/* A write-only file: writing true runs @action, false does nothing. */
+static ssize_t vgpu_debugfs_trigger(struct file *f, const char __user *ubuf,
+				    size_t len,
+				    int (*action)(struct vgpu_device *vdev))
 {
-	struct vgpu_device *vdev = file_inode(f)->i_private;
-	bool reset;
+	bool on;
 	int ret;
 
-	ret = kstrtobool_from_user(ubuf, len, &reset);
-	if (ret)
-		return ret;
-	if (reset)
-		vgpu_counters_reset(vdev);
-	return len;
+	ret = kstrtobool_from_user(ubuf, len, &on);
+	if (!ret && on)
+		ret = action(file_inode(f)->i_private);
+	return ret ?: len;
 }
 
-static const struct file_operations vgpu_reset_counters_fops = {
-	.owner = THIS_MODULE,
-	.write = vgpu_reset_counters_write,
-	.llseek = noop_llseek,
-};
+/*
+ * VGPU_DEBUGFS_TRIGGER(name) - &name_fops: a write-only file that calls
+ * name_action() when "1" (any true kstrtobool value) is written.
+ */
+#define VGPU_DEBUGFS_TRIGGER(name)					\
+static ssize_t name##_write(struct file *f, const char __user *ubuf,	\
+			    size_t len, loff_t *pos)			\
+{									\
+	return vgpu_debugfs_trigger(f, ubuf, len, name##_action);	\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.write = name##_write,						\
+	.llseek = noop_llseek,						\
+}
+
+static int vgpu_reset_counters_action(struct vgpu_device *vdev)
+{
+	vgpu_counters_reset(vdev);
+	return 0;
+}
+
+VGPU_DEBUGFS_TRIGGER(vgpu_reset_counters);
+
+/* -------------------------------------------------------------- reset --- */
+
+static int vgpu_reset_action(struct vgpu_device *vdev)
+{
+	return vgpu_reset_now(vdev, "requested through debugfs");
+}
+
+VGPU_DEBUGFS_TRIGGER(vgpu_reset);
 
 static const struct drm_debugfs_info vgpu_debugfs_list[] = {
 	{ "vram_mm", vgpu_debugfs_vram_mm },
@@ -696,4 +710,6 @@ void vgpu_debugfs_register(struct vgpu_device *vdev)
 			      ARRAY_SIZE(vgpu_debugfs_list));
 	debugfs_create_file("reset_counters", 0200, drm->debugfs_root, vdev,
 			    &vgpu_reset_counters_fops);
+	debugfs_create_file("reset", 0200, drm->debugfs_root, vdev,
+			    &vgpu_reset_fops);
 }

@@ -38,7 +38,8 @@
  * - ``counters/``: the device's global counter bank (TLB, walks, faults,
  *   bytes per aperture, strict-mode checks) and the driver's own
  *   counters (evictions, bytes migrated, VRAM allocator, contexts, BOs
- *   the memory admission refused) and
+ *   the memory admission refused, ``device_resets``: whole-device resets
+ *   since probe, see "device reset") and
  *   those of the paging code (faults handled in batches, duplicates,
  *   resolved and cancelled faults, remote mappings, thrashing, prefetch),
  *   all monotonic until reset through debugfs ``reset_counters``.
@@ -289,6 +290,7 @@ enum vgpu_drv_counter {
 	VGPU_DRV_VRAM_PEAK_USED,
 	VGPU_DRV_CONTEXT_STEALS,
 	VGPU_DRV_ADMIT_REFUSALS,
+	VGPU_DRV_DEVICE_RESETS,
 };
 
 static ssize_t vgpu_drv_counter_show(struct device *dev,
@@ -331,6 +333,9 @@ static ssize_t vgpu_drv_counter_show(struct device *dev,
 	case VGPU_DRV_ADMIT_REFUSALS:
 		v = atomic64_read(&vdev->stats.admit_refusals);
 		break;
+	case VGPU_DRV_DEVICE_RESETS:
+		v = READ_ONCE(vdev->reset.count);
+		break;
 	}
 	return sysfs_emit(buf, "%llu\n", v);
 }
@@ -347,6 +352,7 @@ VGPU_DRV_COUNTER_ATTR(vram_alloc_failures, VGPU_DRV_VRAM_ALLOC_FAILURES);
 VGPU_DRV_COUNTER_ATTR(vram_peak_used, VGPU_DRV_VRAM_PEAK_USED);
 VGPU_DRV_COUNTER_ATTR(context_steals, VGPU_DRV_CONTEXT_STEALS);
 VGPU_DRV_COUNTER_ATTR(admit_refusals, VGPU_DRV_ADMIT_REFUSALS);
+VGPU_DRV_COUNTER_ATTR(device_resets, VGPU_DRV_DEVICE_RESETS);
 
 /* The paging code's device-wide counters (vgpu_paging_types.h). */
 static ssize_t vgpu_paging_counter_show(struct device *dev,
@@ -401,6 +407,7 @@ static struct attribute *vgpu_counter_attrs[] = {
 	&vgpu_ctr_vram_peak_used.attr.attr,
 	&vgpu_ctr_context_steals.attr.attr,
 	&vgpu_ctr_admit_refusals.attr.attr,
+	&vgpu_ctr_device_resets.attr.attr,
 	&vgpu_ctr_faults_handled.attr.attr,
 	&vgpu_ctr_fault_batches.attr.attr,
 	&vgpu_ctr_fault_duplicates.attr.attr,

@@ -7,6 +7,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/vgpu_drm.h>
@@ -354,7 +355,7 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	u32 new_type = new_mem->mem_type;
 	struct ttm_tt *tt = tbo->ttm;
 	bool has_data;
-	int ret;
+	int idx, ret;
 
 	has_data = old_mem && (old_type == TTM_PL_VRAM ||
 			       (tt && (ttm_tt_is_populated(tt) ||
@@ -386,6 +387,9 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	ret = ttm_bo_wait_ctx(tbo, ctx);
 	if (ret)
 		return ret;
+	/* VRAM is gone with the device: nothing can be copied from or to it. */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
 	/* Small clears of visible VRAM are cheaper through the window. */
 	if (!has_data && new_type == TTM_PL_VRAM &&
 	    tbo->base.size <= VGPU_CPU_CLEAR_MAX &&
@@ -396,6 +400,7 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 					new_mem);
 	if (ret == -EOPNOTSUPP)
 		ret = vgpu_move_cpu(vdev, tbo, has_data ? old_mem : NULL, new_mem);
+	drm_dev_exit(idx);
 	if (ret)
 		return ret;
 	vgpu_bo_move_notify(tbo, new_mem);
@@ -450,7 +455,8 @@ static unsigned long vgpu_io_mem_pfn(struct ttm_buffer_object *tbo,
  * Used by ptrace/gdb on a CPU mapping (TTM's access_memory hook) and by
  * EXEC to read a command stream from a BO.
  *
- * Return: @len, or a negative errno (-ENXIO for VRAM outside the window).
+ * Return: @len, or a negative errno (-ENXIO for VRAM outside the window,
+ * -ENODEV for VRAM of an unplugged device).
  */
 int vgpu_ttm_access(struct ttm_buffer_object *tbo, unsigned long offset,
 		    void *buf, int len, int write)
@@ -471,14 +477,20 @@ int vgpu_ttm_access(struct ttm_buffer_object *tbo, unsigned long offset,
 			struct vgpu_vram_cursor cur;
 			void __iomem *io;
 
+			int idx;
+
 			vgpu_vram_cursor_init(&cur, res, off);
 			if (cur.start + n > vdev->visible_size)
 				return -ENXIO;
+			/* The BAR goes with the device. */
+			if (!drm_dev_enter(&vdev->drm, &idx))
+				return -ENODEV;
 			io = vdev->vram_cpu + cur.start;
 			if (write)
 				memcpy_toio(io, buf + done, n);
 			else
 				memcpy_fromio(buf + done, io, n);
+			drm_dev_exit(idx);
 		} else {
 			struct page *page;
 			void *va;
