@@ -459,15 +459,33 @@ static void vgpu_gem_unpin(struct drm_gem_object *obj)
 	ttm_bo_unpin(&gem_to_vgpu_bo(obj)->tbo);
 }
 
+/*
+ * The pages of an exported BO, for the importer to map.  The importer's
+ * segment limit is not known here, so no segment is longer than what a
+ * device without dma_parms claims (64 KiB, vgem's): the DMA API refuses
+ * longer ones for such a device.
+ */
 static struct sg_table *vgpu_gem_get_sg_table(struct drm_gem_object *obj)
 {
 	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
 	struct ttm_tt *tt = bo->tbo.ttm;
+	struct sg_table *sgt;
+	int ret;
 
 	if (!tt || !tt->pages || !bo->tbo.resource ||
 	    bo->tbo.resource->mem_type != TTM_PL_TT)
 		return ERR_PTR(-EINVAL);
-	return drm_prime_pages_to_sg(obj->dev, tt->pages, tt->num_pages);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table_from_pages_segment(sgt, tt->pages, tt->num_pages, 0,
+						(size_t)tt->num_pages << PAGE_SHIFT,
+						SZ_64K, GFP_KERNEL);
+	if (ret) {
+		kfree(sgt);
+		return ERR_PTR(ret);
+	}
+	return sgt;
 }
 
 /**
