@@ -27,6 +27,7 @@
 #include "vgpu_fdinfo.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_migrate.h"
+#include "vgpu_ttm.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -435,7 +436,7 @@ static int vgpu_gem_pin(struct drm_gem_object *obj)
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_place tt = { .mem_type = TTM_PL_TT };
 	struct ttm_placement placement = { .num_placement = 1, .placement = &tt };
-	int ret;
+	int idx, ret;
 
 	dma_resv_assert_held(obj->resv);
 	if (bo->tbo.type == ttm_bo_type_sg) {
@@ -445,18 +446,30 @@ static int vgpu_gem_pin(struct drm_gem_object *obj)
 	/* Pageable memory moves behind the importer's back: not shared. */
 	if (bo->chunks)
 		return -EINVAL;
-	/* Another device gets pages: pin the BO in system memory. */
+	/*
+	 * Another device gets pages: pin the BO in system memory.  Inside
+	 * drm_dev_enter(), so that an unplug, which unpopulates every tt
+	 * (vgpu_remove()), sees the importer and keeps its pages.
+	 */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return -ENODEV;
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
-	if (ret)
-		return ret;
-	ttm_bo_pin(&bo->tbo);
-	return 0;
+	if (!ret) {
+		ttm_bo_pin(&bo->tbo);
+		vgpu_ttm_tt_share(bo->tbo.ttm, true);
+	}
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static void vgpu_gem_unpin(struct drm_gem_object *obj)
 {
+	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
+
 	dma_resv_assert_held(obj->resv);
-	ttm_bo_unpin(&gem_to_vgpu_bo(obj)->tbo);
+	if (bo->tbo.type != ttm_bo_type_sg)
+		vgpu_ttm_tt_share(bo->tbo.ttm, false);
+	ttm_bo_unpin(&bo->tbo);
 }
 
 /*
