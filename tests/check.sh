@@ -127,7 +127,7 @@ guest_tap() {
 }
 
 run_guest() {
-	local flavour vram visible extra name fuzz
+	local flavour vram visible extra name fuzz timeout
 	while read -r flavour vram visible extra; do
 		[ -n "$flavour" ] || continue
 		name=guest-$flavour-$vram-$visible
@@ -135,6 +135,10 @@ run_guest() {
 		[ "$extra" = fuzz ] && fuzz=(--env "VGPU_FUZZ_SECONDS=${VGPU_FUZZ_SECONDS:-60}"
 					    --env "VGPU_FUZZ_SEED=${VGPU_FUZZ_SEED:-1}")
 		echo "== guest: $flavour kernel, VRAM $vram, CPU-visible $visible"
+		# The debug kernel (KASAN, lockdep) runs KUnit and fault
+		# injection as well, at a third of the speed.
+		timeout=900
+		[ "$flavour" = debian ] || timeout=1800
 		if [ "$flavour" != debian ]; then
 			"$TOP/tools/vm/flavour-$flavour.sh" build > "$OUT/$name.build.log" 2>&1 || {
 				echo "not ok - $name: building the $flavour kernel failed" |
@@ -146,7 +150,7 @@ run_guest() {
 		"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
 			--visible "$visible" --prop strict=on \
 			--mem "${VGPU_GUEST_MEM:-2G}" \
-			--timeout "${VGPU_GUEST_TIMEOUT:-900}" "${fuzz[@]}" \
+			--timeout "${VGPU_GUEST_TIMEOUT:-$timeout}" "${fuzz[@]}" \
 			--quiet-log -- sh tests/run-suite.sh \
 			> "$OUT/$name.log" 2>&1
 		guest_tap "$name" "$flavour,$vram,$visible" $?

@@ -32,6 +32,8 @@
 #define SEC 1000000000ll
 #define LOAD_JOBS 24
 #define LOAD_SIZE (4 * MiB)
+/* Where in res a gated load's first job waits for 1 (see load_submit()). */
+#define LOAD_GATE 4088
 
 static void pattern(void *p, size_t size, uint64_t seed)
 {
@@ -93,15 +95,22 @@ static int load_init(struct load *l, uint32_t queue, uint64_t seed)
 	return 0;
 }
 
-/* Submit the jobs, each with its syncobj. */
-static int load_submit(struct load *l)
+/*
+ * Submit the jobs, each with its syncobj.  With @gate, the first job
+ * first waits for load_open_gate(), so that all of them are still pending
+ * however fast the kernel submits.
+ */
+static int load_submit_gated(struct load *l, bool gate)
 {
 	struct vgpu_cmd cmd;
 	int i, ret = 0;
 
+	((volatile uint64_t *)l->res.cpu)[LOAD_GATE / 8] = 0;
 	vgpu_cmd_init(&cmd);
 	for (i = 0; i < LOAD_JOBS && !ret; i++) {
 		vgpu_cmd_reset(&cmd);
+		if (gate && !i)
+			vgpu_cmd_wait(&cmd, l->res.va + LOAD_GATE, 1);
 		vgpu_cmd_copy(&cmd, l->src.va, l->dst.va, l->src.size);
 		vgpu_cmd_checksum(&cmd, l->dst.va, l->dst.size, l->res.va + 8 * i);
 		ret = vgpu_syncobj_create(&l->dev, &l->sync[i]) ?:
@@ -109,6 +118,16 @@ static int load_submit(struct load *l)
 	}
 	vgpu_cmd_fini(&cmd);
 	return ret;
+}
+
+static int load_submit(struct load *l)
+{
+	return load_submit_gated(l, false);
+}
+
+static void load_open_gate(struct load *l)
+{
+	((volatile uint64_t *)l->res.cpu)[LOAD_GATE / 8] = 1;
 }
 
 /* Jobs not finished yet. */
@@ -186,10 +205,13 @@ static void reset_under_load(struct __test_metadata *_metadata,
 	int pending;
 
 	ASSERT_NE(~0ull, before);
-	ASSERT_EQ(0, load_submit(&self->a));
-	ASSERT_EQ(0, load_submit(&self->b));
+	ASSERT_EQ(0, load_submit_gated(&self->a, true));
+	ASSERT_EQ(0, load_submit_gated(&self->b, true));
 	pending = load_pending(&self->a) + load_pending(&self->b);
 	ASSERT_EQ(0, vgpu_test_write(path, "1"));
+	/* The gated first jobs ran again from their WAIT; let them go. */
+	load_open_gate(&self->a);
+	load_open_gate(&self->b);
 	/* The reset must have met work, or this tests nothing. */
 	ASSERT_GT(pending, 0);
 	TH_LOG("%d of %d jobs pending at the reset", pending, 2 * LOAD_JOBS);

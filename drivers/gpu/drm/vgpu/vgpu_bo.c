@@ -27,6 +27,7 @@
 #include "vgpu_fdinfo.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_migrate.h"
+#include "vgpu_ttm.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -435,7 +436,7 @@ static int vgpu_gem_pin(struct drm_gem_object *obj)
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_place tt = { .mem_type = TTM_PL_TT };
 	struct ttm_placement placement = { .num_placement = 1, .placement = &tt };
-	int ret;
+	int idx, ret;
 
 	dma_resv_assert_held(obj->resv);
 	if (bo->tbo.type == ttm_bo_type_sg) {
@@ -445,29 +446,59 @@ static int vgpu_gem_pin(struct drm_gem_object *obj)
 	/* Pageable memory moves behind the importer's back: not shared. */
 	if (bo->chunks)
 		return -EINVAL;
-	/* Another device gets pages: pin the BO in system memory. */
+	/*
+	 * Another device gets pages: pin the BO in system memory.  Inside
+	 * drm_dev_enter(), so that an unplug, which unpopulates every tt
+	 * (vgpu_remove()), sees the importer and keeps its pages.
+	 */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return -ENODEV;
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
-	if (ret)
-		return ret;
-	ttm_bo_pin(&bo->tbo);
-	return 0;
+	if (!ret) {
+		ttm_bo_pin(&bo->tbo);
+		vgpu_ttm_tt_share(bo->tbo.ttm, true);
+	}
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static void vgpu_gem_unpin(struct drm_gem_object *obj)
 {
+	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
+
 	dma_resv_assert_held(obj->resv);
-	ttm_bo_unpin(&gem_to_vgpu_bo(obj)->tbo);
+	if (bo->tbo.type != ttm_bo_type_sg)
+		vgpu_ttm_tt_share(bo->tbo.ttm, false);
+	ttm_bo_unpin(&bo->tbo);
 }
 
+/*
+ * The pages of an exported BO, for the importer to map.  The importer's
+ * segment limit is not known here, so no segment is longer than what a
+ * device without dma_parms claims (64 KiB, vgem's): the DMA API refuses
+ * longer ones for such a device.
+ */
 static struct sg_table *vgpu_gem_get_sg_table(struct drm_gem_object *obj)
 {
 	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
 	struct ttm_tt *tt = bo->tbo.ttm;
+	struct sg_table *sgt;
+	int ret;
 
 	if (!tt || !tt->pages || !bo->tbo.resource ||
 	    bo->tbo.resource->mem_type != TTM_PL_TT)
 		return ERR_PTR(-EINVAL);
-	return drm_prime_pages_to_sg(obj->dev, tt->pages, tt->num_pages);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table_from_pages_segment(sgt, tt->pages, tt->num_pages, 0,
+						(size_t)tt->num_pages << PAGE_SHIFT,
+						SZ_64K, GFP_KERNEL);
+	if (ret) {
+		kfree(sgt);
+		return ERR_PTR(ret);
+	}
+	return sgt;
 }
 
 /**

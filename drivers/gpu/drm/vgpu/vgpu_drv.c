@@ -75,9 +75,14 @@
  * refuses them all with -ENODEV), the scheduler's prepare_job, run_job
  * and timeout handler, both interrupt threads, TLB invalidations, context
  * switches, counter reads in sysfs and debugfs, the CPU fault handler, BO
- * moves that copy to or from VRAM (-ENODEV, so a dma-buf importer that
- * comes after the unplug cannot pin), ptrace access to VRAM (-ENODEV,
- * read(2) of ``/proc/<pid>/mem`` gives EIO) and the stream buffer copy.
+ * moves that copy to or from VRAM and populating a tt (-ENODEV: no new
+ * DMA mapping for a device that is gone), pinning for a dma-buf importer
+ * (-ENODEV, so an importer that comes after the unplug gets nothing),
+ * ptrace access to VRAM (-ENODEV, read(2) of ``/proc/<pid>/mem`` gives
+ * EIO) and the stream buffer copy.  vgpu_remove() then drops the
+ * device's DMA mappings of every tt; the pages of a BO pinned for an
+ * importer stay until the BO goes, since the importer may still map
+ * them (vgpu_ttm_tt_share()).
  * What a client of the file sees:
  *
  * - the jobs still on the rings end with -ENODEV, as does every job
