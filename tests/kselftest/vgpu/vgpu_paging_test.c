@@ -9,10 +9,12 @@
  * LRU-2, thrashing, map-remote, prefetch and advice, a job faulting for
  * longer than the job timeout, running out of memory; and coherence: a
  * CPU touch moves one chunk, CPU stores racing migrations and writes
- * through a second mapping (same VM or another process) are never lost.
+ * through a second mapping (same VM or another process) are never lost,
+ * and ptrace sees and writes what the GPU does.
  *
  * Copyright (c) 2026 The vgpu authors
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
@@ -1004,6 +1006,75 @@ TEST_F(pageable, cpu_touch_moves_one_chunk)
 	ASSERT_EQ(0, paging(&self->dev, &pg0));
 	EXPECT_EQ(pg.vm.faults, pg0.vm.faults);
 	vgpu_bo_unmap((void *)p, size);
+}
+
+/*
+ * ptrace (/proc/<pid>/mem) on a CPU mapping of pageable memory sees what
+ * the GPU wrote to a chunk in VRAM, and what it writes there is what the
+ * GPU reads next: the chunk comes home for the access, and only it.
+ */
+TEST_F(pageable, ptrace_access_sees_the_gpus_writes)
+{
+	const uint64_t size = 4 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t chunk, moved, *res, want;
+	struct vgpu_cmd cmd;
+	uint32_t h, rh, *expect, word;
+	uint8_t *p;
+	off_t at;
+	int mem;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	chunk = pg0.chunk_size;
+	ASSERT_LE(2 * chunk, size);
+	memset(p, 0x11, size);
+	mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, mem);
+
+	/* The GPU fills the second chunk in VRAM; ptrace reads its data. */
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, PVA + chunk, chunk, 0x5a5a5a5a);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	at = (off_t)(uintptr_t)(p + chunk + 4096);
+	ASSERT_EQ(4, pread(mem, &word, 4, at));
+	EXPECT_EQ(0x5a5a5a5au, word);
+	/* That chunk came home, written back; nothing else moved. */
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.evictions + 1, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.bytes_to_system + chunk, pg.vm.bytes_to_system);
+
+	/* Into VRAM again; a ptrace write there is what the GPU then reads. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA + chunk, chunk, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(chunk, moved);
+	word = 0xc0ffee;
+	ASSERT_EQ(4, pwrite(mem, &word, 4, at + 8));
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_checksum(&cmd, PVA + chunk, chunk, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	expect = malloc(chunk);
+	ASSERT_NE(NULL, expect);
+	for (uint64_t i = 0; i < chunk / 4; i++)
+		expect[i] = 0x5a5a5a5a;
+	expect[(4096 + 8) / 4] = word;
+	want = vgpu_fnv1a64(expect, chunk);
+	EXPECT_EQ(want, res[0]);
+	/* The CPU's own mapping agrees; the first chunk never left home. */
+	EXPECT_EQ(0, memcmp(expect, p + chunk, chunk));
+	EXPECT_EQ(0x11, p[100]);
+	free(expect);
+	close(mem);
+	vgpu_cmd_fini(&cmd);
+	vgpu_bo_unmap(res, 4096);
+	vgpu_bo_unmap(p, size);
 }
 
 struct cpu_writer {

@@ -405,11 +405,55 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+/*
+ * ptrace and /proc/<pid>/mem on a CPU mapping.  Pageable memory is read
+ * and written at home, as a CPU fault sees it: the chunks the access
+ * covers come home first (written back if dirty), all under the BO's
+ * reservation, so no chunk can move into VRAM behind the access.  Other
+ * BOs are TTM's business.
+ */
+static int vgpu_gem_vm_access(struct vm_area_struct *vma, unsigned long addr,
+			      void *buf, int len, int write)
+{
+	struct ttm_buffer_object *tbo = vma->vm_private_data;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct vgpu_bo *bo = to_vgpu_bo(tbo);
+	unsigned long offset = addr - vma->vm_start +
+		((vma->vm_pgoff - drm_vma_node_start(&tbo->base.vma_node))
+		 << PAGE_SHIFT);
+	pgoff_t page, last, n;
+	int idx, ret;
+
+	if (!bo->chunks)
+		return ttm_bo_vm_access(vma, addr, buf, len, write);
+	if (len < 1 || offset > tbo->base.size || len > tbo->base.size - offset)
+		return -EIO;
+	ret = ttm_bo_reserve(tbo, true, false, NULL);
+	if (ret)
+		return ret;
+	if (!drm_dev_enter(tbo->base.dev, &idx)) {
+		ttm_bo_unreserve(tbo);
+		return -ENODEV;
+	}
+	last = (offset + len - 1) >> PAGE_SHIFT;
+	for (page = offset >> PAGE_SHIFT; page <= last && !ret; page += n) {
+		n = last - page + 1;
+		ret = vgpu_chunk_cpu_fault(bo, page, &n);
+	}
+	if (!ret)
+		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+	if (!ret)
+		ret = vgpu_ttm_access(tbo, offset, buf, len, write);
+	drm_dev_exit(idx);
+	ttm_bo_unreserve(tbo);
+	return ret;
+}
+
 static const struct vm_operations_struct vgpu_gem_vm_ops = {
 	.fault = vgpu_gem_fault,
 	.open = ttm_bo_vm_open,
 	.close = ttm_bo_vm_close,
-	.access = ttm_bo_vm_access,
+	.access = vgpu_gem_vm_access,
 };
 
 static int vgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
