@@ -266,12 +266,14 @@ static int vgpu_chunk_pt_reserve_locked(struct vgpu_vm *vm,
 }
 
 /*
- * Maps the part of chunk @c that mapping @gva covers: its VRAM copy, or
- * its system pages with @remote.  Replaces whatever was mapped there.
+ * Maps the part of chunk @c that mapping @gva covers, with the mapping's
+ * permissions: its VRAM copy, or its system pages with @remote.  Replaces
+ * whatever was mapped there (the dirty bits of a VRAM copy it replaces
+ * stay with the chunk).
  */
 static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 				 struct vgpu_chunk *c, bool remote,
-				 bool writable, struct vgpu_chunk_fault *out)
+				 struct vgpu_chunk_fault *out)
 {
 	struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
 	struct vgpu_device *vdev = vm->vdev;
@@ -283,13 +285,6 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	lockdep_assert_held(&vdev->paging.lock);
 	if (!vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 		return -EINVAL;
-	if (!remote) {
-		/* A copy nobody writes stays clean: no copy back on eviction. */
-		if (!writable && (flags & ~VGPU_PTE_WRITE))
-			flags &= ~VGPU_PTE_WRITE;
-		if (flags & VGPU_PTE_WRITE)
-			c->flags |= VGPU_CHUNK_DIRTY;
-	}
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
 	ret = vgpu_chunk_pt_reserve_locked(vm, &up,
@@ -301,7 +296,8 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	if (!vm->root) {
 		ret = -ENOENT;
 	} else {
-		vgpu_pt_unmap(&up, vm->root, va, size);
+		vgpu_pt_walk(VGPU_PT_OP_UNMAP, &up, vm->root, va, size, NULL, 0,
+			     vgpu_chunk_unmapped, gva);
 		if (remote)
 			ret = vgpu_pt_map(&up, vm->root, va, size, tbo,
 					  tbo->resource, off, flags);
@@ -321,15 +317,45 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 }
 
 /*
- * Removes chunk @c from every VM that maps it, at every VA, and waits for
- * the TLBs.  With @evict, counts an eviction (and @bytes written back) in
- * each such VM.
+ * ZAP the part of @c each of @vm_bo's mappings covers; *@mapped is set if
+ * any covers it.  Return: the OR of the A/D bits cleared.
  */
-static void vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
-					struct vgpu_chunk *c, bool evict,
-					u64 bytes)
+static u64 vgpu_chunk_zap_vm_locked(struct vgpu_device *vdev,
+				    struct vgpu_chunk *c,
+				    struct drm_gpuvm_bo *vm_bo,
+				    struct vgpu_pt_update *up, bool *mapped)
+{
+	struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
+	struct drm_gpuva *gva;
+	u64 va, size, off, ad = 0;
+
+	drm_gpuvm_bo_for_each_va(gva, vm_bo) {
+		if (!vm->root || !vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
+			continue;
+		*mapped = true;
+		/* Leaves never straddle chunks: nothing to split. */
+		ad |= vgpu_pt_walk(VGPU_PT_OP_ZAP, up, vm->root, va, size,
+				   NULL, 0, vgpu_chunk_unmapped, gva);
+	}
+	return ad;
+}
+
+/*
+ * Removes chunk @c from every VM that maps it, at every VA, and waits for
+ * the TLBs.  The device's dirty bits are final only then: each VM is
+ * zapped, its TLB flushed, and zapped again for the bits a walk set after
+ * the first pass read its leaf (the tables stay for the next mapping).
+ * With @evict, counts an eviction in each such VM, and the bytes to write
+ * back in each that wrote the copy (or all, for a copy already dirty).
+ *
+ * Return: whether the VRAM copy is dirty.
+ */
+static bool vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
+					struct vgpu_chunk *c, bool evict)
 {
 	struct drm_gem_object *obj = &c->bo->tbo.base;
+	bool was_dirty = c->flags & VGPU_CHUNK_DIRTY;
+	u64 size = vgpu_chunk_size(vdev);
 	struct drm_gpuvm_bo *vm_bo;
 
 	lockdep_assert_held(&vdev->paging.lock);
@@ -337,29 +363,28 @@ static void vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
 		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
 		struct vgpu_pt_update up;
-		struct drm_gpuva *gva;
-		bool counted = false;
-		u64 va, size, off;
+		bool mapped = false;
+		u64 ad;
 
 		vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
 		mutex_lock(&vm->pt_lock);
-		drm_gpuvm_bo_for_each_va(gva, vm_bo) {
-			if (!vm->root || !vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
-				continue;
-			/* Leaves never straddle chunks: nothing to split. */
-			vgpu_pt_unmap(&up, vm->root, va, size);
-			if (evict && !counted) {
-				atomic64_inc(&vm->ctr.evictions);
-				atomic64_inc(&vm->paging_ctr.evictions);
-				atomic64_add(bytes, &vm->ctr.bytes_to_system);
-				atomic64_add(bytes, &vm->paging_ctr.bytes_to_system);
-				counted = true;
-			}
-		}
+		ad = vgpu_chunk_zap_vm_locked(vdev, c, vm_bo, &up, &mapped);
+		vgpu_vm_pt_commit_locked(vm, &up);
+		vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
+		ad |= vgpu_chunk_zap_vm_locked(vdev, c, vm_bo, &up, &mapped);
 		vgpu_vm_pt_commit_locked(vm, &up);
 		mutex_unlock(&vm->pt_lock);
+		if (evict && mapped) {
+			u64 bytes = was_dirty || (ad & VGPU_PTE_DIRTY) ? size : 0;
+
+			atomic64_inc(&vm->ctr.evictions);
+			atomic64_inc(&vm->paging_ctr.evictions);
+			atomic64_add(bytes, &vm->ctr.bytes_to_system);
+			atomic64_add(bytes, &vm->paging_ctr.bytes_to_system);
+		}
 	}
 	mutex_unlock(&c->bo->gpuva_lock);
+	return c->flags & VGPU_CHUNK_DIRTY;
 }
 
 /* ACCESSED_BY: point every mapping of @c at its system pages again. */
@@ -494,14 +519,15 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 {
 	struct vgpu_paging *pg = &vdev->paging;
 	u64 size = vgpu_chunk_size(vdev);
-	bool dirty = c->flags & VGPU_CHUNK_DIRTY;
 	int ret;
 
 	lockdep_assert_held(&pg->lock);
-	/* 1. The GPU can no longer reach the copy once the TLBs are clean. */
-	vgpu_chunk_unmap_all_locked(vdev, c, true, dirty ? size : 0);
-	/* 2. Its bytes go home. */
-	if (dirty) {
+	/*
+	 * 1. The GPU can no longer reach the copy once the TLBs are clean,
+	 * and only then are the device's dirty bits final.  2. Its bytes go
+	 * home if any mapping wrote them.
+	 */
+	if (vgpu_chunk_unmap_all_locked(vdev, c, true)) {
 		ret = vgpu_migrate_chunk(vdev, &c->bo->tbo,
 					 vgpu_chunk_offset(vdev, c), size,
 					 c->vram, false);
@@ -605,7 +631,7 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	unmap_mapping_range(tbo->bdev->dev_mapping,
 			    drm_vma_node_offset_addr(&tbo->base.vma_node) + off,
 			    size, 1);
-	vgpu_chunk_unmap_all_locked(vdev, c, false, 0);
+	vgpu_chunk_unmap_all_locked(vdev, c, false);
 	ret = vgpu_migrate_chunk(vdev, tbo, off, size, vram, true);
 	if (ret) {
 		vgpu_vram_mgr_free_chunk(vdev, block);
@@ -677,6 +703,37 @@ static struct vgpu_chunk *vgpu_chunk_at(struct vgpu_device *vdev,
 	return &bo->chunks->chunk[off >> vdev->paging.chunk_shift];
 }
 
+/**
+ * vgpu_chunk_unmapped() - a leaf of pageable memory was cleared
+ * @arg: the &struct drm_gpuva it belonged to
+ * @level: its level
+ * @va: its first VA
+ * @pte: the leaf as it was
+ * @table: false (a leaf)
+ *
+ * A &vgpu_pt_visit_fn for every walk that clears leaves of pageable
+ * memory: a VRAM leaf the device wrote through (DIRTY) makes its chunk's
+ * VRAM copy dirty, so that eviction copies it back.  Leaves in system
+ * memory wrote the system pages themselves.
+ *
+ * Context: &vgpu_paging.lock held.
+ */
+void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
+			 bool table)
+{
+	struct drm_gpuva *gva = arg;
+	struct vgpu_bo *bo = gem_to_vgpu_bo(gva->gem.obj);
+	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
+	struct vgpu_chunk *c;
+
+	lockdep_assert_held(&vdev->paging.lock);
+	if (table || (pte & VGPU_PTE_SYSTEM) || !(pte & VGPU_PTE_DIRTY))
+		return;
+	c = vgpu_chunk_at(vdev, gva, bo, va);
+	if (c->block)
+		c->flags |= VGPU_CHUNK_DIRTY;
+}
+
 static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 {
 	atomic64_inc(&vm->paging_ctr.thrash_events);
@@ -689,19 +746,17 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
-	bool write = f->access_mask & BIT(VGPU_ACCESS_WRITE);
 	bool remote = vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE ||
 		      (c->flags & VGPU_CHUNK_PREF_SYSTEM);
 	u64 now = ktime_get_ns();
 	int ret;
 
 	if (c->block) {
-		/* In VRAM already: prefetched, another VM's, or upgraded. */
+		/* In VRAM already: prefetched, another VM's, or zapped. */
 		vgpu_evict_lru_touch(&pg->lru, &c->ev);
 		vgpu_chunk_prefetch_used_locked(vdev, c);
 		f->res = VGPU_FAULT_RES_REBOUND;
-		return vgpu_chunk_map_locked(vm, gva, c, false,
-					     write || (c->flags & VGPU_CHUNK_DIRTY), f);
+		return vgpu_chunk_map_locked(vm, gva, c, false, f);
 	}
 	if (!remote && vgpu_thrash_pinned(&c->thrash, now)) {
 		remote = true;
@@ -714,13 +769,13 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		ret = vgpu_chunk_migrate_in_locked(vm, c, false);
 		if (!ret) {
 			f->res = VGPU_FAULT_RES_MIGRATED;
-			return vgpu_chunk_map_locked(vm, gva, c, false, write, f);
+			return vgpu_chunk_map_locked(vm, gva, c, false, f);
 		}
 		/* No VRAM to be had: serve the access from system memory. */
 		if (ret != -ENOSPC && ret != -EOPNOTSUPP)
 			return ret;
 	}
-	ret = vgpu_chunk_map_locked(vm, gva, c, true, true, f);
+	ret = vgpu_chunk_map_locked(vm, gva, c, true, f);
 	if (!ret) {
 		f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
 		atomic64_inc(&vm->paging_ctr.remote_maps);
@@ -730,7 +785,7 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 }
 
 /* Prefetch: bring the chunk at @va in and map it, if it is worth it. */
-static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable)
+static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va)
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
@@ -754,10 +809,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable)
 	    !vgpu_thrash_pinned(&c->thrash, ktime_get_ns())) {
 		ret = vgpu_chunk_migrate_in_locked(vm, c, true);
 		if (!ret)
-			ret = vgpu_chunk_map_locked(vm, gva, c, false,
-						    writable &&
-						    !(c->flags & VGPU_CHUNK_READ_MOSTLY),
-						    NULL);
+			ret = vgpu_chunk_map_locked(vm, gva, c, false, NULL);
 	}
 	mutex_unlock(&pg->lock);
 out_unlock:
@@ -834,8 +886,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f)
 
 	/* One BO at a time: the fault's reservation is dropped. */
 	for (i = 0; !ret && i < n; i++)
-		if (vgpu_chunk_prefetch_va(vm, sugg[i] << pg->chunk_shift,
-					   f->access_mask & BIT(VGPU_ACCESS_WRITE)))
+		if (vgpu_chunk_prefetch_va(vm, sugg[i] << pg->chunk_shift))
 			break;
 out:
 	up_read(&vm->lock);
@@ -901,9 +952,6 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 {
 	struct vgpu_chunk_place_args *a = arg;
 	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
-	bool writable = (vma->pte_flags & VGPU_PTE_WRITE) &&
-			!(c->flags & VGPU_CHUNK_READ_MOSTLY);
 	int ret;
 
 	if (a->placement == DRM_VGPU_PLACE_SYSTEM) {
@@ -921,9 +969,8 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		a->moved += vgpu_chunk_size(vdev);
 	} else {
 		c->batch = vdev->paging.batch_seq;
-		writable |= c->flags & VGPU_CHUNK_DIRTY;
 	}
-	return vgpu_chunk_map_locked(vm, gva, c, false, writable, NULL);
+	return vgpu_chunk_map_locked(vm, gva, c, false, NULL);
 }
 
 /**
