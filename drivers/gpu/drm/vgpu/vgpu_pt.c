@@ -4,7 +4,6 @@
  */
 
 #include <linux/io.h>
-#include <kunit/visibility.h>
 #include <linux/slab.h>
 
 #include <drm/ttm/ttm_bo.h>
@@ -525,7 +524,6 @@ u64 vgpu_pt_walk(enum vgpu_pt_op op, struct vgpu_pt_update *up,
 	vgpu_pt_walk_range(&w, root, va, va + size);
 	return w.ad;
 }
-EXPORT_SYMBOL_IF_KUNIT(vgpu_pt_walk);
 
 /**
  * vgpu_pt_map() - map a BO range into an empty VA range
@@ -585,7 +583,6 @@ void vgpu_pt_map_linear(struct vgpu_pt_update *up, struct vgpu_pt *root,
 	vgpu_pt_walk(VGPU_PT_OP_MAP, up, root, va, size, &src,
 		     pte_flags | VGPU_PTE_VALID, NULL, NULL);
 }
-EXPORT_SYMBOL_IF_KUNIT(vgpu_pt_map_linear);
 
 /**
  * vgpu_pt_pages_for_linear_map() - tables a vgpu_pt_map_linear() allocates
@@ -624,4 +621,3 @@ u64 vgpu_pt_unmap(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
 	return vgpu_pt_walk(VGPU_PT_OP_UNMAP, up, root, va, size, NULL, 0,
 			    NULL, NULL);
 }
-EXPORT_SYMBOL_IF_KUNIT(vgpu_pt_unmap);
