@@ -527,6 +527,9 @@ static void vgpu_pt_walk_unmap_after_zap(struct kunit *test)
 	walk_begin(t, CAPS_ALL, 0);
 	KUNIT_EXPECT_EQ(test, vgpu_pt_unmap(&t->up, t->root, va, SZ_1G),
 			VGPU_PTE_DIRTY);
+	/* No valid entry went, but a table did: still a TLB flush first. */
+	KUNIT_EXPECT_LE(test, t->up.inval_start, va);
+	KUNIT_EXPECT_GE(test, t->up.inval_end, va + SZ_1G);
 	vgpu_pt_release(&t->up);
 	KUNIT_EXPECT_EQ(test, readq(walk_slot(test, t, va, 3)), 0);
 	KUNIT_EXPECT_EQ(test, pt_pages_live, 1);
