@@ -52,12 +52,8 @@
  *   the GPU's in every VM and at every VA (remote mappings, ACCESSED_BY),
  *   TLBs included — so that no write can land behind the copy; copy the
  *   chunk in with the device's copy engine; and map it in the faulting VM
- *   (a 2 MiB leaf when the VA is aligned).  Other mappings fault and map
- *   the VRAM copy.  The copy is
- *   mapped read-only unless the fault was a write or the mapping was
- *   already written: a chunk nobody wrote is *clean* and its eviction
- *   costs no copy back (a later write faults with WRITE_DENIED and only
- *   upgrades the entry, which needs no TLB invalidation);
+ *   (a 2 MiB leaf when the VA is aligned) with the mapping's permissions.
+ *   Other mappings fault and map the VRAM copy;
  * - **map remote** (policy ``remote``, a chunk pinned by the thrashing
  *   detector, a chunk advised to prefer system memory, or VRAM that
  *   cannot be found): map the chunk's system pages;
@@ -68,13 +64,31 @@
  * suggest chunks ahead of the fault, which are migrated and mapped in the
  * same pass.
  *
- * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first removes its
- * entries from every VM that maps it and waits for the TLB invalidation,
- * so the GPU can no longer reach the VRAM copy; then copies a dirty copy
- * back to the system pages; then, for a chunk advised ACCESSED_BY the
- * GPU, maps the system pages in its place (the next access does not
- * fault); and frees the VRAM.  Nothing is ever dropped: the system pages
- * always hold the data of a chunk without a dirty VRAM copy.
+ * **Dirty** is what the device says: it sets DIRTY in a leaf it writes
+ * through (hardware.rst "Walks, permissions, A/D bits").  A VRAM copy is
+ * dirty once a leaf cleared from it had DIRTY, in any VM and at any VA:
+ * every walk that clears leaves of pageable memory (a fault remapping
+ * the chunk, VM_BIND unbinding it, a VM going away, the eviction itself)
+ * hands them to vgpu_chunk_unmapped(), which marks the chunk.  A chunk
+ * that is only read stays clean however it is mapped, and a write needs
+ * no second fault.
+ *
+ * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first zaps its
+ * entries in every VM that maps it and waits for the TLB invalidation,
+ * so the GPU can no longer reach the VRAM copy; the device's dirty bits
+ * are final only then (a walk that read a leaf before the zap still sets
+ * its bits, and a TLB entry cached with DIRTY writes without setting it
+ * again, but it was set when the entry was cached), so each VM's entries
+ * are zapped a second time after the flush, for bits set in between.
+ * Then a dirty copy is copied back to the system pages and a clean one
+ * is not; then, for a chunk advised ACCESSED_BY the GPU, the system pages
+ * are mapped in its place (the next access does not fault); and the VRAM
+ * is freed.  Nothing is ever dropped: the system pages always hold the
+ * data of a chunk without a dirty VRAM copy, because nothing but the GPU
+ * through the VRAM copy's leaves can write the chunk while it is in VRAM
+ * (its CPU mappings and system-memory GPU mappings were taken away before
+ * the copy in).  Unbinding a range while the GPU still writes to it has
+ * no defined result: bits set after that walk are not seen.
  *
  * **CPU access** keeps one coherent view: when a chunk moves into VRAM
  * its CPU mappings are zapped, and a CPU fault on a pageable BO first
@@ -849,6 +863,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f)
 	unsigned int i, n = 0;
 	int ret;
 
+	/* WRITE_DENIED: a write through a read-only mapping, -EACCES below. */
 	if (f->reason != VGPU_FAULT_NOT_PRESENT &&
 	    f->reason != VGPU_FAULT_WRITE_DENIED)
 		return -EFAULT;
@@ -1051,8 +1066,9 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
  *
  * - PREFERRED_PLACEMENT system: the chunks leave VRAM now and faults map
  *   them remotely; VRAM: they come in now and are evicted last;
- * - READ_MOSTLY: prefetch maps the VRAM copy read-only, so it stays clean
- *   (eviction without copy back) until the GPU really writes;
+ * - READ_MOSTLY: recorded per chunk; it changes nothing yet (a chunk that
+ *   is only read is evicted without copy back anyway, see "Pageable BOs
+ *   and chunk migration");
  * - ACCESSED_BY GPU: an evicted chunk is mapped in system memory instead
  *   of being unmapped: the GPU never faults on it.
  *
