@@ -24,10 +24,11 @@
  *
  * The kernel moves and clears VRAM with the device itself.  At probe it
  * builds a kernel VM that owns hardware context 0 for good and maps, with
- * 1 GiB leaves where the size allows (2 MiB ones elsewhere), all of VRAM at %VGPU_MIGRATE_VRAM_VA (VA = VRAM offset +
- * base) and all of system memory at %VGPU_MIGRATE_SYS_VA (VA = DMA
- * address + base; the guest has no IOMMU, so DMA addresses are physical
- * addresses below the end of RAM).  A move is then a list of COPY
+ * 1 GiB leaves where the size allows and 2 MiB ones elsewhere
+ * (vgpu_vm_map_kernel()), all of VRAM at %VGPU_MIGRATE_VRAM_VA (VA = VRAM
+ * offset + base) and all of system memory at %VGPU_MIGRATE_SYS_VA (VA =
+ * DMA address + base; the guest has no IOMMU, so DMA addresses are
+ * physical addresses below the end of RAM).  A move is then a list of COPY
  * commands between the two windows, one per physically contiguous piece,
  * and a clear a list of FILLs; no page table changes per move.
  *
