@@ -306,22 +306,12 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 					   vgpu_pt_pages_for_unmap(va, size));
 	if (ret)
 		return ret;
-	mutex_lock(&vm->pt_lock);
-	if (!vm->root) {
-		ret = -ENOENT;
-	} else {
-		vgpu_pt_walk(VGPU_PT_OP_UNMAP, &up, vm->root, va, size, NULL, 0,
-			     vgpu_chunk_unmapped, gva);
-		if (remote)
-			ret = vgpu_pt_map(&up, vm->root, va, size, tbo,
-					  tbo->resource, off, flags);
-		else
-			vgpu_pt_map_linear(&up, vm->root, va,
-					   c->vram + off - vgpu_chunk_offset(vdev, c),
-					   size, flags);
-	}
-	vgpu_vm_pt_commit_locked(vm, &up);
-	mutex_unlock(&vm->pt_lock);
+	if (remote)
+		ret = vgpu_vm_pt_remap(vm, &up, gva, va, size, tbo, off, flags);
+	else
+		ret = vgpu_vm_pt_remap(vm, &up, gva, va, size, NULL,
+				       c->vram + off - vgpu_chunk_offset(vdev, c),
+				       flags);
 	if (!ret && out) {
 		out->map_start = va;
 		out->map_end = va + size;
@@ -331,34 +321,8 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 }
 
 /*
- * ZAP the part of @c each of @vm_bo's mappings covers; *@mapped is set if
- * any covers it.  Return: the OR of the A/D bits cleared.
- */
-static u64 vgpu_chunk_zap_vm_locked(struct vgpu_device *vdev,
-				    struct vgpu_chunk *c,
-				    struct drm_gpuvm_bo *vm_bo,
-				    struct vgpu_pt_update *up, bool *mapped)
-{
-	struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
-	struct drm_gpuva *gva;
-	u64 va, size, off, ad = 0;
-
-	drm_gpuvm_bo_for_each_va(gva, vm_bo) {
-		if (!vm->root || !vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
-			continue;
-		*mapped = true;
-		/* Leaves never straddle chunks: nothing to split. */
-		ad |= vgpu_pt_walk(VGPU_PT_OP_ZAP, up, vm->root, va, size,
-				   NULL, 0, vgpu_chunk_unmapped, gva);
-	}
-	return ad;
-}
-
-/*
  * Removes chunk @c from every VM that maps it, at every VA, and waits for
- * the TLBs.  The device's dirty bits are final only then: each VM is
- * zapped, its TLB flushed, and zapped again for the bits a walk set after
- * the first pass read its leaf (the tables stay for the next mapping).
+ * the TLBs; the device's dirty bits are final then (vgpu_vm_pt_zap()).
  * With @evict, counts an eviction in each such VM, and the bytes to write
  * back in each that wrote the copy (or all, for a copy already dirty).
  *
@@ -369,27 +333,26 @@ static bool vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 {
 	struct drm_gem_object *obj = &c->bo->tbo.base;
 	bool was_dirty = c->flags & VGPU_CHUNK_DIRTY;
-	u64 size = vgpu_chunk_size(vdev);
+	u64 csize = vgpu_chunk_size(vdev);
 	struct drm_gpuvm_bo *vm_bo;
 
 	lockdep_assert_held(&vdev->paging.lock);
 	mutex_lock(&c->bo->gpuva_lock);
 	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
 		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
-		struct vgpu_pt_update up;
+		struct drm_gpuva *gva;
 		bool mapped = false;
-		u64 ad;
+		u64 va, size, off, ad = 0;
 
-		vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-		mutex_lock(&vm->pt_lock);
-		ad = vgpu_chunk_zap_vm_locked(vdev, c, vm_bo, &up, &mapped);
-		vgpu_vm_pt_commit_locked(vm, &up);
-		vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-		ad |= vgpu_chunk_zap_vm_locked(vdev, c, vm_bo, &up, &mapped);
-		vgpu_vm_pt_commit_locked(vm, &up);
-		mutex_unlock(&vm->pt_lock);
+		drm_gpuvm_bo_for_each_va(gva, vm_bo) {
+			if (!vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
+				continue;
+			mapped = true;
+			/* Leaves never straddle chunks: nothing to split. */
+			ad |= vgpu_vm_pt_zap(vm, gva, va, size);
+		}
 		if (evict && mapped) {
-			u64 bytes = was_dirty || (ad & VGPU_PTE_DIRTY) ? size : 0;
+			u64 bytes = was_dirty || (ad & VGPU_PTE_DIRTY) ? csize : 0;
 
 			atomic64_inc(&vm->ctr.evictions);
 			atomic64_inc(&vm->paging_ctr.evictions);
@@ -423,25 +386,21 @@ static void vgpu_chunk_map_all_remote_locked(struct vgpu_device *vdev,
 		struct drm_gpuva *gva;
 		u64 va, size, off;
 
-		vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-		mutex_lock(&vm->pt_lock);
 		drm_gpuvm_bo_for_each_va(gva, vm_bo) {
-			if (!vm->root || left < per ||
+			if (left < per ||
 			    !vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 				continue;
 			vma = container_of(gva, struct vgpu_vma, base);
-			up.reserved += per;
+			/* What the batch does not use goes back with it. */
+			vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
+			up.reserved = per;
 			left -= per;
-			if (!vgpu_pt_map(&up, vm->root, va, size, tbo,
-					 tbo->resource, off, vma->pte_flags)) {
+			if (!vgpu_vm_pt_remap(vm, &up, gva, va, size, tbo, off,
+					      vma->pte_flags)) {
 				atomic64_inc(&vm->paging_ctr.remote_maps);
 				atomic64_inc(&vdev->paging.ctr.remote_maps);
 			}
-			left += up.reserved;
-			up.reserved = 0;
 		}
-		vgpu_vm_pt_commit_locked(vm, &up);
-		mutex_unlock(&vm->pt_lock);
 	}
 	mutex_unlock(&c->bo->gpuva_lock);
 	vgpu_pt_pool_unreserve(vdev, left);

@@ -66,9 +66,13 @@ MODULE_PARM_DESC(vm_max_pt_kib,
  * the move and the next EXEC would fault, but no job can be running then:
  * the move waited for every job fence on the BO.
  *
- * Removing a mapping of pageable memory hands the device's dirty bits of
- * what it clears to the chunks (vgpu_chunk_unmapped()), so that a chunk
- * written through that mapping is still copied back when it is evicted.
+ * The VM is the only writer of its page tables, all through the walker
+ * (see "page tables"): binding and unbinding here, the copy engine's
+ * windows through vgpu_vm_map_kernel(), and the paging code's chunks
+ * through vgpu_vm_pt_remap() and vgpu_vm_pt_zap().  Removing a mapping of
+ * pageable memory hands the device's dirty bits of what it clears to the
+ * chunks (vgpu_chunk_unmapped()), so that a chunk written through that
+ * mapping is still copied back when it is evicted.
  *
  * Lock order: &vgpu_vm.lock, BO reservations (drm_exec), &vgpu_paging.lock
  * (unmapping pageable memory), a BO's gpuva_lock, &vgpu_vm.pt_lock,
@@ -212,6 +216,84 @@ int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 	vgpu_vm_pt_commit_locked(vm, &up);
 	mutex_unlock(&vm->pt_lock);
 	return ret;
+}
+
+/**
+ * vgpu_vm_pt_remap() - map part of a mapping of pageable memory anew
+ * @vm: VM
+ * @up: batch, with vgpu_pt_pages_for_map() + vgpu_pt_pages_for_unmap()
+ *	pages of @va, @size reserved; committed here
+ * @gva: the mapping, of a pageable BO
+ * @va: start of the part, 4 KiB aligned
+ * @size: bytes
+ * @tbo: map the system pages of this BO (its resource), or NULL for VRAM
+ * @addr: with @tbo the offset in the BO of @va, else the VRAM offset
+ * @pte_flags: %VGPU_PTE_READ / _WRITE / _EXEC
+ *
+ * Replaces whatever translated the range: the dirty bits of what is
+ * cleared go to the BO's chunks (vgpu_chunk_unmapped()).  The TLB is
+ * flushed before the call returns.
+ *
+ * Context: &vgpu_paging.lock held; takes &vgpu_vm.pt_lock.
+ * Return: 0, -ENOENT if the VM has no page tables, or -ENXIO if @tbo's
+ * pages are not reachable.
+ */
+int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+		     struct drm_gpuva *gva, u64 va, u64 size,
+		     struct ttm_buffer_object *tbo, u64 addr, u64 pte_flags)
+{
+	int ret = 0;
+
+	mutex_lock(&vm->pt_lock);
+	if (!vm->root) {
+		ret = -ENOENT;
+	} else {
+		vgpu_pt_walk(VGPU_PT_OP_UNMAP, up, vm->root, va, size, NULL, 0,
+			     vgpu_chunk_unmapped, gva);
+		if (tbo)
+			ret = vgpu_pt_map(up, vm->root, va, size, tbo,
+					  tbo->resource, addr, pte_flags);
+		else
+			vgpu_pt_map_linear(up, vm->root, va, addr, size,
+					   pte_flags);
+	}
+	vgpu_vm_pt_commit_locked(vm, up);
+	mutex_unlock(&vm->pt_lock);
+	return ret;
+}
+
+/**
+ * vgpu_vm_pt_zap() - take part of a mapping of pageable memory away, for good
+ * @vm: VM
+ * @gva: the mapping, of a pageable BO
+ * @va: start of the part, 4 KiB aligned, not cutting a leaf
+ * @size: bytes
+ *
+ * Clears the range (keeping its tables, for the next mapping), flushes
+ * the TLB and waits for it, then clears what the device set in the
+ * entries meanwhile: once this returns, the device can no longer reach
+ * the memory and the dirty bits it set are final.  They go to the BO's
+ * chunks (vgpu_chunk_unmapped()).
+ *
+ * Context: &vgpu_paging.lock held; takes &vgpu_vm.pt_lock.
+ * Return: the OR of the ACCESSED / DIRTY bits cleared.
+ */
+u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
+		   u64 size)
+{
+	struct vgpu_pt_update up;
+	u64 ad = 0;
+	int pass;
+
+	mutex_lock(&vm->pt_lock);
+	for (pass = 0; vm->root && pass < 2; pass++) {
+		vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+		ad |= vgpu_pt_walk(VGPU_PT_OP_ZAP, &up, vm->root, va, size, NULL,
+				   0, vgpu_chunk_unmapped, gva);
+		vgpu_vm_pt_commit_locked(vm, &up);
+	}
+	mutex_unlock(&vm->pt_lock);
+	return ad;
 }
 
 /*
