@@ -443,6 +443,10 @@ static int vgpu_debugfs_page_tables(struct seq_file *m, void *data)
 		mutex_unlock(&vfile->lock);
 	}
 	mutex_unlock(&vdev->drm.filelist_mutex);
+	if (READ_ONCE(vdev->migrate.ready)) {
+		seq_puts(m, "kernel (copy engine)\n");
+		vgpu_debugfs_vm_pt(m, r, vdev->migrate.vm);
+	}
 	drm_dev_exit(idx);
 	kfree(r);
 	return 0;
