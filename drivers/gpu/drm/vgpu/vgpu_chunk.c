@@ -111,7 +111,9 @@
  *    comes here with mmap_lock held, as for every TTM BO.
  * 4. &vgpu_paging.lock: every chunk table, the LRU, the prefetch
  *    detectors, the access-counter registers.  Held across a chunk's
- *    whole migration or eviction, copies included.
+ *    whole migration or eviction, copies included.  VM_BIND and a VM's
+ *    teardown take it too, before the BO's gpuva lock, when they unmap
+ *    pageable memory (the dirty bits they clear go to the chunks).
  * 5. The *victim's* &vgpu_bo.gpuva_lock, then each &vgpu_vm.pt_lock it
  *    maps into, then &vgpu_ctx_mgr.lock and &vgpu_tlb.lock (TLB
  *    invalidation); &vgpu_migrate.lock for the copy engine, which waits
