@@ -62,7 +62,12 @@
  * a leaf just before it was cleared still sets its bits afterwards.  The
  * bits of a range are therefore final only after a ZAP, the TLB
  * invalidation and a second ZAP (hardware.rst "TLB and invalidation");
- * vgpu_chunk.c evicts chunks that way.
+ * vgpu_vm_pt_zap() does that for the paging code.  One window remains:
+ * the CPU clears a leaf with a read and a write, and a bit the device ORs
+ * in between the two is lost.  Closing it needs an exchange that
+ * hardware.rst makes atomic with the device's OR, or cutting the device
+ * off at a directory entry (which it never writes) before reading the
+ * leaves.
 
  * Every removed or changed translation, and every table unlinked, widens
  * the batch's invalidation range; the VM flushes the TLB once per batch
