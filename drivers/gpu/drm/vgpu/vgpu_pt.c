@@ -231,6 +231,7 @@ void vgpu_pt_release(struct vgpu_pt_update *up)
  * @leaf_bits: bits that mark a leaf here (%VGPU_PTE_LEAF above level 0).
  * @has_leaves: an entry may be a leaf (not at the root).
  * @frag_shift: level 0: log2 of a fragment (16 PTEs, %VGPU_PTE_FRAG64K).
+ * @frag_cap: level 0: the capability a fragment needs.
  *
  * The one description of the tree every operation walks, as xe_pt_walk's
  * ``shifts[]``; hardware.rst "Leaves" is its specification.
@@ -241,10 +242,12 @@ struct vgpu_pt_level {
 	u64 leaf_bits;
 	bool has_leaves;
 	u8 frag_shift;
+	u32 frag_cap;
 };
 
 static const struct vgpu_pt_level vgpu_pt_levels[VGPU_PT_LEVELS] = {
-	[0] = { .shift = 12, .has_leaves = true, .frag_shift = 16 },
+	[0] = { .shift = 12, .has_leaves = true, .frag_shift = 16,
+		.frag_cap = VGPU_CAPS_PAGE_64K },
 	[1] = { .shift = 21, .has_leaves = true, .leaf_cap = VGPU_CAPS_PAGE_2M,
 		.leaf_bits = VGPU_PTE_LEAF },
 	[2] = { .shift = 30, .has_leaves = true, .leaf_cap = VGPU_CAPS_PAGE_1G,
@@ -332,7 +335,7 @@ static struct vgpu_pt *vgpu_pt_split(struct vgpu_pt_update *up,
 	struct vgpu_pt *child;
 	unsigned int i;
 
-	if (!cl && (up->caps & VGPU_CAPS_PAGE_64K)) {
+	if (lv->frag_cap && (up->caps & lv->frag_cap)) {
 		flags |= VGPU_PTE_FRAG64K;
 		shift = lv->frag_shift;
 	}
@@ -359,8 +362,8 @@ static struct vgpu_pt *vgpu_pt_entry_map(struct vgpu_pt_walk *w,
 	shift = vgpu_pt_leaf_shift(va, src->addr, min(src->contig, end - va),
 				   up->caps);
 	if (pt->level) {
-		if (!lv->has_leaves || shift < lv->shift ||
-		    *next - va != vgpu_pt_span(pt->level)) {
+		if (!lv->has_leaves || !(up->caps & lv->leaf_cap) ||
+		    shift < lv->shift || *next - va != vgpu_pt_span(pt->level)) {
 			struct vgpu_pt *child = vgpu_pt_link(up, pt, idx);
 
 			vgpu_pt_write(pt, idx, vgpu_pt_desc(child));
@@ -369,7 +372,7 @@ static struct vgpu_pt *vgpu_pt_entry_map(struct vgpu_pt_walk *w,
 		}
 		shift = lv->shift;
 		vgpu_pt_write(pt, idx, src->addr | w->flags | lv->leaf_bits);
-	} else if (shift >= lv->frag_shift) {
+	} else if ((up->caps & lv->frag_cap) && shift >= lv->frag_shift) {
 		shift = lv->frag_shift;
 		n = 1u << (shift - lv->shift);
 		for (i = 0; i < n; i++)
