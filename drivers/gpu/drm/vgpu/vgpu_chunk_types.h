@@ -15,7 +15,7 @@ struct gpu_buddy_block;
 struct vgpu_bo;
 
 /* &vgpu_chunk.flags */
-/** VGPU_CHUNK_DIRTY - the VRAM copy was mapped writable: copy back on eviction */
+/** VGPU_CHUNK_DIRTY - the device wrote the VRAM copy (a DIRTY leaf): copy back on eviction */
 #define VGPU_CHUNK_DIRTY	BIT(0)
 /** VGPU_CHUNK_PREFETCHED - moved in ahead of use, no access seen yet */
 #define VGPU_CHUNK_PREFETCHED	BIT(1)

@@ -28,6 +28,7 @@
 #include "vgpu_file.h"
 #include "vgpu_policy.h"
 #include "vgpu_pt.h"
+#include "vgpu_pt_geom.h"
 #include "vgpu_query.h"
 #include "vgpu_sysfs.h"
 #include "vgpu_vm.h"
@@ -330,6 +331,7 @@ static int vgpu_debugfs_vms(struct seq_file *m, void *data)
  * address range with the same flags and page size.
  */
 struct vgpu_pt_run {
+	struct seq_file *m;
 	u64 va, size, addr, flags, page;
 	u64 entries;
 	unsigned int tables[VGPU_PT_LEVELS];
@@ -376,43 +378,36 @@ static void vgpu_pt_run_add(struct seq_file *m, struct vgpu_pt_run *r, u64 va,
 	r->entries = 1;
 }
 
-static void vgpu_pt_dump(struct seq_file *m, struct vgpu_pt_run *r,
-			 struct vgpu_pt *pt, u64 base)
+/* A walker READ visit: one entry of the tree. */
+static void vgpu_pt_dump_entry(void *arg, unsigned int level, u64 va, u64 pte,
+			       bool table)
 {
-	unsigned int i;
+	struct vgpu_pt_run *r = arg;
 
-	r->tables[pt->level]++;
-	for (i = 0; i < VGPU_PT_ENTRIES; i++) {
-		u64 va = base + ((u64)i << VGPU_PT_LEVEL_SHIFT(pt->level));
-		u64 pte;
-
-		if (pt->level && pt->children && pt->children[i]) {
-			vgpu_pt_dump(m, r, pt->children[i], va);
-			continue;
-		}
-		pte = readq(pt->page.cpu + i * sizeof(u64));
-		if (!(pte & VGPU_PTE_VALID))
-			continue;
-		if (!pt->level)
-			vgpu_pt_run_add(m, r, va, pte,
-					pte & VGPU_PTE_FRAG64K ? SZ_64K : SZ_4K);
-		else if (pte & VGPU_PTE_LEAF)
-			vgpu_pt_run_add(m, r, va, pte,
-					1ull << VGPU_PT_LEVEL_SHIFT(pt->level));
-		else
-			seq_printf(m, "  0x%012llx: level %u entry 0x%016llx has no table\n",
-				   va, pt->level, pte);
-	}
+	if (table)
+		r->tables[level - 1]++;
+	else if (!level)
+		vgpu_pt_run_add(r->m, r, va, pte,
+				pte & VGPU_PTE_FRAG64K ? SZ_64K : SZ_4K);
+	else if (pte & VGPU_PTE_LEAF)
+		vgpu_pt_run_add(r->m, r, va, pte,
+				1ull << VGPU_PT_LEVEL_SHIFT(level));
+	else
+		seq_printf(r->m, "  0x%012llx: level %u entry 0x%016llx has no table\n",
+			   va, level, pte);
 }
 
 static void vgpu_debugfs_vm_pt(struct seq_file *m, struct vgpu_pt_run *r,
 			       struct vgpu_vm *vm)
 {
 	memset(r, 0, sizeof(*r));
+	r->m = m;
 	mutex_lock(&vm->pt_lock);
 	if (vm->root) {
 		seq_printf(m, "  root 0x%011llx\n", vm->root->page.addr);
-		vgpu_pt_dump(m, r, vm->root, 0);
+		r->tables[VGPU_PT_LEVELS - 1]++;
+		vgpu_pt_walk(VGPU_PT_OP_READ, NULL, vm->root, 0, VGPU_VA_END,
+			     NULL, 0, vgpu_pt_dump_entry, r);
 		vgpu_pt_run_flush(m, r);
 	}
 	mutex_unlock(&vm->pt_lock);
@@ -451,6 +446,10 @@ static int vgpu_debugfs_page_tables(struct seq_file *m, void *data)
 		mutex_unlock(&vfile->lock);
 	}
 	mutex_unlock(&vdev->drm.filelist_mutex);
+	if (READ_ONCE(vdev->migrate.ready)) {
+		seq_puts(m, "kernel (copy engine)\n");
+		vgpu_debugfs_vm_pt(m, r, vdev->migrate.vm);
+	}
 	drm_dev_exit(idx);
 	kfree(r);
 	return 0;
