@@ -555,14 +555,65 @@ struct registry_line {
 	const char *name;
 	const char *fdinfo;
 	unsigned int unit, group, views;
+	int dev, client;	/* VGPU_CTR_* for a device counter, else SRC_* */
 };
 
+/* The sources, as the test reads them. */
+#define VGPU_SRC_HW(ctr)	VGPU_CTR_##ctr
+#define VGPU_SRC_SW		(-1)
+#define VGPU_SRC_FN		(-2)
+#define VGPU_SRC_NONE		(-3)
+
 #define REGISTRY_LINE(id, name, fdinfo, unit, group, dev, client, views, doc) \
-	{ #name, fdinfo, VGPU_STAT_UNIT_##unit, VGPU_STAT_GROUP_##group, views },
+	{ #name, fdinfo, VGPU_STAT_UNIT_##unit, VGPU_STAT_GROUP_##group, views, \
+	  dev, client },
 
 static const struct registry_line registry[] = {
 	VGPU_STATS_LIST(REGISTRY_LINE)
 };
+
+static int name_chars_ok(const char *s, char sep)
+{
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != sep)
+			return 0;
+	return 1;
+}
+
+/* The list itself: unique names and keys, one line per device counter. */
+TEST(registry_well_formed)
+{
+	unsigned int i, j, hw = 0, seen = 0;
+
+	for (i = 0; i < ARRAY_SIZE(registry); i++) {
+		const struct registry_line *r = &registry[i];
+
+		EXPECT_TRUE(name_chars_ok(r->name, '_')) TH_LOG("%s", r->name);
+		if (r->fdinfo)
+			EXPECT_TRUE(name_chars_ok(r->fdinfo, '-')) TH_LOG("%s", r->fdinfo);
+		for (j = 0; j < i; j++) {
+			EXPECT_STRNE(registry[j].name, r->name);
+			if (r->fdinfo && registry[j].fdinfo)
+				EXPECT_STRNE(registry[j].fdinfo, r->fdinfo);
+		}
+		/* A view needs a value: sysfs and debugfs the device's, fdinfo the client's. */
+		if (r->views & (VGPU_STAT_SYSFS | VGPU_STAT_DEBUGFS))
+			EXPECT_NE(VGPU_SRC_NONE, r->dev) TH_LOG("%s", r->name);
+		if (r->fdinfo)
+			EXPECT_NE(VGPU_SRC_NONE, r->client) TH_LOG("%s", r->name);
+		EXPECT_EQ(r->group == VGPU_STAT_GROUP_DEVICE, r->dev >= 0) TH_LOG("%s", r->name);
+		if (r->dev >= 0) {
+			ASSERT_GT(VGPU_CTR_NR, r->dev);
+			EXPECT_FALSE(seen & (1u << r->dev)) TH_LOG("%s", r->name);
+			seen |= 1u << r->dev;
+			hw++;
+		}
+		if (r->client >= 0)
+			EXPECT_EQ(r->dev, r->client) TH_LOG("%s", r->name);
+	}
+	EXPECT_EQ(VGPU_CTR_NR, hw);
+	EXPECT_EQ((1u << VGPU_CTR_NR) - 1, seen);
+}
 
 /* drm-vgpu-* keys of fdinfo that describe the file, not counters. */
 static const char *const fdinfo_state_keys[] = {
@@ -611,7 +662,7 @@ TEST_F(observe, registry_in_sysfs)
 			continue;
 		r = registry_find(de->d_name);
 		EXPECT_TRUE(r && (r->views & VGPU_STAT_SYSFS))
-			TH_LOG("counters/%s is not in the registry", de->d_name);
+			TH_LOG("counters/%s is no sysfs line of the registry", de->d_name);
 		files++;
 	}
 	closedir(d);
@@ -732,26 +783,22 @@ TEST_F(observe, registry_in_debugfs)
  */
 TEST_F(observe, registry_matches_query)
 {
-	static const struct { size_t off; const char *name, *key; } paging[] = {
-#define F(f, n, k) { offsetof(struct drm_vgpu_paging_counters, f), n, k }
-		F(faults, "faults_handled", "drm-vgpu-faults"),
-		F(fault_batches, "fault_batches", "drm-vgpu-fault-batches"),
-		F(fault_duplicates, "fault_duplicates", "drm-vgpu-fault-duplicates"),
-		F(faults_resolved, "faults_resolved", "drm-vgpu-faults-resolved"),
-		F(faults_cancelled, "faults_cancelled", "drm-vgpu-faults-cancelled"),
-		F(bytes_to_vram, "bytes_to_vram", "drm-vgpu-migrated-to-vram"),
-		F(bytes_to_system, "bytes_to_system", "drm-vgpu-migrated-to-system"),
-		F(evictions, "evictions", "drm-vgpu-evictions"),
-		F(remote_maps, "remote_maps", "drm-vgpu-remote-maps"),
-		F(thrash_events, "thrash_events", "drm-vgpu-thrash-events"),
-		F(prefetch_bytes, "prefetch_bytes", "drm-vgpu-prefetch-bytes"),
-		F(prefetch_used_bytes, "prefetch_used_bytes", "drm-vgpu-prefetch-used-bytes"),
-		F(prefetch_wasted_bytes, "prefetch_wasted_bytes",
-		  "drm-vgpu-prefetch-wasted-bytes"),
-		F(fault_ns, "fault_ns", "drm-vgpu-fault-time"),
+	/* Each field of the uapi struct and the counter it reports. */
+	static const struct { size_t off; const char *name; } paging[] = {
+#define F(f, n) { offsetof(struct drm_vgpu_paging_counters, f), #n }
+		F(faults, faults_handled), F(fault_batches, fault_batches),
+		F(fault_duplicates, fault_duplicates),
+		F(faults_resolved, faults_resolved),
+		F(faults_cancelled, faults_cancelled),
+		F(bytes_to_vram, bytes_to_vram), F(bytes_to_system, bytes_to_system),
+		F(evictions, evictions), F(remote_maps, remote_maps),
+		F(thrash_events, thrash_events), F(prefetch_bytes, prefetch_bytes),
+		F(prefetch_used_bytes, prefetch_used_bytes),
+		F(prefetch_wasted_bytes, prefetch_wasted_bytes), F(fault_ns, fault_ns),
 #undef F
 	};
 	const uint64_t size = 4 * MiB;
+	struct drm_vgpu_query_counters hw;
 	struct drm_vgpu_query_paging pg;
 	struct drm_vgpu_query_vm qv;
 	char path[PATH_MAX];
@@ -771,11 +818,16 @@ TEST_F(observe, registry_matches_query)
 	for (i = 0; i < ARRAY_SIZE(paging); i++) {
 		uint64_t dev = *(uint64_t *)((char *)&pg.device + paging[i].off);
 		uint64_t vm = *(uint64_t *)((char *)&pg.vm + paging[i].off);
+		const struct registry_line *r = registry_find(paging[i].name);
+		char key[80];
 
-		snprintf(path, sizeof(path), "counters/%s", paging[i].name);
+		ASSERT_NE(NULL, r) TH_LOG("%s", paging[i].name);
+		ASSERT_NE(NULL, r->fdinfo) TH_LOG("%s", paging[i].name);
+		snprintf(path, sizeof(path), "counters/%s", r->name);
+		snprintf(key, sizeof(key), "drm-vgpu-%s", r->fdinfo);
 		EXPECT_EQ(dev, sysfs_u64(self->sys, path)) TH_LOG("%s", path);
-		EXPECT_EQ(vm, fdinfo_u64(self->dev.fd, paging[i].key)) TH_LOG("%s", paging[i].key);
-		EXPECT_LE(vm, dev) TH_LOG("%s", paging[i].name);
+		EXPECT_EQ(vm, fdinfo_u64(self->dev.fd, key)) TH_LOG("%s", key);
+		EXPECT_LE(vm, dev) TH_LOG("%s", r->name);
 	}
 
 	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &qv));
@@ -786,9 +838,24 @@ TEST_F(observe, registry_matches_query)
 	EXPECT_EQ(qv.jobs_submitted, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-submitted"));
 	EXPECT_EQ(qv.jobs_completed, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-completed"));
 	EXPECT_EQ(qv.jobs_failed, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-failed"));
-	EXPECT_EQ(qv.device[VGPU_CTR_L1_HIT],
-		  fdinfo_u64(self->dev.fd, "drm-vgpu-tlb-l1-hits"));
-	EXPECT_EQ(qv.device[VGPU_CTR_WALKS], fdinfo_u64(self->dev.fd, "drm-vgpu-pt-walks"));
+	EXPECT_LT(0, qv.device[VGPU_CTR_L1_HIT] + qv.device[VGPU_CTR_L1_MISS]);
+	/* The device's counters: sysfs is the global bank, fdinfo the contexts'. */
+	ASSERT_EQ(0, vgpu_query_counters(&self->dev, &hw));
+	for (i = 0; i < ARRAY_SIZE(registry); i++) {
+		const struct registry_line *r = &registry[i];
+		char key[80];
+
+		snprintf(path, sizeof(path), "counters/%s", r->name);
+		/* Only those nothing drives while the device is idle. */
+		if (r->dev >= VGPU_CTR_FAULTS && (r->views & VGPU_STAT_SYSFS))
+			EXPECT_EQ(hw.counters[r->dev], sysfs_u64(self->sys, path))
+				TH_LOG("%s", path);
+		if (r->client >= 0 && r->fdinfo) {
+			snprintf(key, sizeof(key), "drm-vgpu-%s", r->fdinfo);
+			EXPECT_EQ(qv.device[r->client], fdinfo_u64(self->dev.fd, key))
+				TH_LOG("%s", key);
+		}
+	}
 	vgpu_bo_close(&self->dev, h);
 }
 
