@@ -35,7 +35,7 @@ GUEST_TESTS := $(patsubst tests/kselftest/vgpu/%.c,$(GUEST)/bin/%,$(GUEST_TEST_S
 GUEST_SCRIPTS := $(patsubst tests/guest/%,$(GUEST)/tests/%,$(wildcard tests/guest/*.sh tests/guest/lib/*.sh)) \
 	$(patsubst tools/vm/guest/%,$(GUEST)/tools/%,$(wildcard tools/vm/guest/*.sh))
 GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h \
-	drivers/gpu/drm/vgpu/vgpu_hw.h
+	drivers/gpu/drm/vgpu/vgpu_hw.h drivers/gpu/drm/vgpu/vgpu_stats_list.h
 
 .PHONY: all help setup deps qemu kernel module guest tools check check-qtest \
 	check-guest demo shell bench clean distclean

@@ -9,7 +9,8 @@
 # Tier 0, host: `make install` into a DESTDIR, a libvgpu program built
 #   with pkg-config against it, the installed QEMU starting with the
 #   device, and a DKMS build of the installed module source against the
-#   guest kernel's headers (tests/host/install.sh).
+#   guest kernel's headers (tests/host/install.sh); the counter registry
+#   against the documentation (tests/host/docs-counters.sh).
 # Tier 1, qtest: the device's qtests (QEMU libqtest, TAP) and a short
 #   fixed-seed run of the device fuzzer (one TAP line per seed).
 # Tier 2, guest: the kselftest suites and guest scripts, run by
@@ -106,9 +107,11 @@ build_libvgpu_program() {
 # install into a DESTDIR, a libvgpu program built with pkg-config against
 # it, the installed QEMU, a DKMS build of the installed source.
 run_host() {
-	echo "== host: make install, pkg-config, QEMU, DKMS"
+	echo "== host: make install, pkg-config, QEMU, DKMS; counters documented"
 	"$TOP/tests/host/install.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/host.tap"
 	grep -q '^not ok' "$OUT/host.tap" && tail -n 40 "$OUT/host.log"
+	"$TOP/tests/host/docs-counters.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/docs.tap"
+	grep -q '^not ok' "$OUT/docs.tap" && cat "$OUT/docs-counters.log"
 	return 0
 }
 

@@ -27,6 +27,7 @@
 #include "vgpu_fdinfo.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_migrate.h"
+#include "vgpu_stats.h"
 #include "vgpu_ttm.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
@@ -70,7 +71,7 @@ static void vgpu_bo_destroy(struct ttm_buffer_object *tbo)
 	drm_gem_object_release(&tbo->base);
 	mutex_destroy(&bo->gpuva_lock);
 	kvfree(bo->chunks);
-	atomic64_dec(&vdev->stats.bo_count);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_BO_COUNT, -1);
 	kfree(bo);
 }
 
@@ -151,7 +152,7 @@ static struct vgpu_bo *vgpu_bo_alloc(struct vgpu_device *vdev, u64 size)
 	bo->tbo.base.funcs = &vgpu_gem_funcs;
 	mutex_init(&bo->gpuva_lock);
 	drm_gem_gpuva_set_lock(&bo->tbo.base, &bo->gpuva_lock);
-	atomic64_inc(&vdev->stats.bo_count);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_BO_COUNT, 1);
 	return bo;
 }
 
@@ -308,12 +309,12 @@ void vgpu_bo_account_move(struct vgpu_device *vdev,
 			  int old_type, u32 new_type)
 {
 	if (old_type == TTM_PL_VRAM && new_type != TTM_PL_VRAM) {
-		atomic64_add(tbo->base.size, &vdev->stats.bytes_to_system);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, tbo->base.size);
 		if (evict)
-			atomic64_inc(&vdev->stats.evictions);
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_EVICTIONS, 1);
 	} else if (old_type >= 0 && old_type != TTM_PL_VRAM &&
 		   new_type == TTM_PL_VRAM) {
-		atomic64_add(tbo->base.size, &vdev->stats.bytes_to_vram);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_VRAM, tbo->base.size);
 	}
 	vgpu_fdinfo_account_move(tbo, evict, old_type, new_type);
 }
@@ -361,7 +362,7 @@ int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo)
 		placement.placement = &tt;
 		placement.num_placement = 1;
 	}
-	atomic64_inc(&vdev->stats.cpu_fault_moves);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_CPU_FAULT_MOVES, 1);
 	return ttm_bo_validate(&bo->tbo, &placement, &ctx);
 }
 

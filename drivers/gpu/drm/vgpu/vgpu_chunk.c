@@ -27,6 +27,7 @@
 #include "vgpu_policy.h"
 #include "vgpu_prefetch.h"
 #include "vgpu_pt.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -356,10 +357,8 @@ static bool vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 		if (evict && mapped) {
 			u64 bytes = was_dirty || (ad & VGPU_PTE_DIRTY) ? csize : 0;
 
-			atomic64_inc(&vm->ctr.evictions);
-			atomic64_inc(&vm->paging_ctr.evictions);
-			atomic64_add(bytes, &vm->ctr.bytes_to_system);
-			atomic64_add(bytes, &vm->paging_ctr.bytes_to_system);
+			vgpu_stats_vm_add(vm, VGPU_STAT_EVICTIONS, 1);
+			vgpu_stats_vm_add(vm, VGPU_STAT_BYTES_TO_SYSTEM, bytes);
 		}
 	}
 	mutex_unlock(&c->bo->gpuva_lock);
@@ -399,8 +398,7 @@ static void vgpu_chunk_map_all_remote_locked(struct vgpu_device *vdev,
 			left -= per;
 			if (!vgpu_vm_pt_remap(vm, &up, gva, va, size, tbo, off,
 					      vma->pte_flags)) {
-				atomic64_inc(&vm->paging_ctr.remote_maps);
-				atomic64_inc(&vdev->paging.ctr.remote_maps);
+				vgpu_stats_add(vdev, vm, VGPU_STAT_REMOTE_MAPS, 1);
 			}
 		}
 	}
@@ -435,7 +433,7 @@ static void vgpu_chunk_prefetch_used_locked(struct vgpu_device *vdev,
 	if (!(c->flags & VGPU_CHUNK_PREFETCHED))
 		return;
 	c->flags &= ~VGPU_CHUNK_PREFETCHED;
-	atomic64_add(vgpu_chunk_size(vdev), &vdev->paging.ctr.prefetch_used_bytes);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_USED_BYTES, vgpu_chunk_size(vdev));
 }
 
 /*
@@ -511,8 +509,7 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 			drm_err_ratelimited(&vdev->drm, "chunk eviction failed: %d\n", ret);
 			return ret;
 		}
-		atomic64_add(size, &pg->ctr.bytes_to_system);
-		atomic64_add(size, &vdev->stats.bytes_to_system);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, size);
 	}
 	/* 3. ACCESSED_BY: the GPU keeps a mapping, now of system memory. */
 	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
@@ -522,7 +519,7 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 		if (vgpu_chunk_read_ctr(vdev, c) != c->ev.ctr_snap)
 			vgpu_chunk_prefetch_used_locked(vdev, c);
 		else
-			atomic64_add(size, &pg->ctr.prefetch_wasted_bytes);
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_WASTED_BYTES, size);
 	}
 	c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
 	vgpu_evict_lru_remove(&pg->lru, &c->ev);
@@ -530,8 +527,7 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 	c->block = NULL;
 	pg->resident_bytes -= size;
 	atomic_dec(&c->bo->chunks->resident);
-	atomic64_inc(&pg->ctr.evictions);
-	atomic64_inc(&vdev->stats.evictions);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_EVICTIONS, 1);
 	return 0;
 }
 
@@ -627,14 +623,9 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	else
 		vgpu_evict_lru_touch(&pg->lru, &c->ev);
 
-	atomic64_add(size, &vm->paging_ctr.bytes_to_vram);
-	atomic64_add(size, &vm->ctr.bytes_to_vram);
-	atomic64_add(size, &pg->ctr.bytes_to_vram);
-	atomic64_add(size, &vdev->stats.bytes_to_vram);
-	if (prefetch) {
-		atomic64_add(size, &vm->paging_ctr.prefetch_bytes);
-		atomic64_add(size, &pg->ctr.prefetch_bytes);
-	}
+	vgpu_stats_add(vdev, vm, VGPU_STAT_BYTES_TO_VRAM, size);
+	if (prefetch)
+		vgpu_stats_add(vdev, vm, VGPU_STAT_PREFETCH_BYTES, size);
 	return 0;
 }
 
@@ -711,8 +702,7 @@ void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
 
 static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 {
-	atomic64_inc(&vm->paging_ctr.thrash_events);
-	atomic64_inc(&vm->vdev->paging.ctr.thrash_events);
+	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_THRASH_EVENTS, 1);
 }
 
 static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
@@ -753,8 +743,7 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	ret = vgpu_chunk_map_locked(vm, gva, c, true, f);
 	if (!ret) {
 		f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
-		atomic64_inc(&vm->paging_ctr.remote_maps);
-		atomic64_inc(&pg->ctr.remote_maps);
+		vgpu_stats_add(vdev, vm, VGPU_STAT_REMOTE_MAPS, 1);
 	}
 	return ret;
 }

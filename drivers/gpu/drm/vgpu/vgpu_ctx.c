@@ -11,6 +11,7 @@
 
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
+#include "vgpu_stats.h"
 #include "vgpu_tlb.h"
 #include "vgpu_vm.h"
 
@@ -183,8 +184,8 @@ int vgpu_ctx_get(struct vgpu_vm *vm)
 	}
 
 	ret = vgpu_ctx_attach_locked(vdev, vm, ctx);
-	atomic64_inc(&vm->ctr.tlb_invalidations);
-	atomic64_inc(&vm->ctr.context_switches);
+	vgpu_stats_vm_add(vm, VGPU_STAT_TLB_INVALIDATIONS, 1);
+	vgpu_stats_vm_add(vm, VGPU_STAT_CONTEXT_SWITCHES, 1);
 	if (ret) {
 		vgpu_ctx_detach_locked(vdev, vm);
 		goto out;
@@ -328,7 +329,7 @@ int vgpu_ctx_inval_range(struct vgpu_vm *vm, u64 va, u64 size)
 	mutex_lock(&mgr->lock);
 	if (vm->hw_ctx >= 0) {
 		ret = vgpu_tlb_inval_range(vm->vdev, vm->hw_ctx, va, size);
-		atomic64_inc(&vm->ctr.tlb_invalidations);
+		vgpu_stats_vm_add(vm, VGPU_STAT_TLB_INVALIDATIONS, 1);
 	}
 	mutex_unlock(&mgr->lock);
 	return ret;

@@ -30,6 +30,7 @@
 #include "vgpu_pt.h"
 #include "vgpu_pt_geom.h"
 #include "vgpu_query.h"
+#include "vgpu_stats.h"
 #include "vgpu_sysfs.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
@@ -54,7 +55,8 @@
  *   limit) and the number of refusals; see "memory admission".
  * - ``counters``: the device's counters, global and per context (with the
  *   owning client), TLB hit rates, and the driver's eviction, migration
- *   and fault counters.
+ *   and fault counters: the lines of the counter registry marked for
+ *   debugfs, by group (vgpu_stats.c).
  * - ``reset_counters`` (write-only): writing 1 zeroes the device counters
  *   (CONTROL.COUNTERS_RESET) and the driver's device-wide counters.
  *   Per-client counters (fdinfo) are not reset: they stay monotonic, and
@@ -475,50 +477,9 @@ static int vgpu_debugfs_admission(struct seq_file *m, void *data)
 
 /* ----------------------------------------------------------- counters --- */
 
-static void vgpu_debugfs_hit_rate(struct seq_file *m, const char *name,
-				  u64 hits, u64 misses)
-{
-	u64 total = hits + misses;
-	u64 permille = total ? div64_u64(hits * 1000, total) : 0;
-
-	seq_printf(m, "%-22s %llu.%llu%%\n", name, permille / 10, permille % 10);
-}
-
-static void vgpu_debugfs_bank(struct seq_file *m, const u64 *ctr)
-{
-	unsigned int i;
-
-	for (i = 0; i < VGPU_CTR_NR; i++)
-		seq_printf(m, "%-22s %llu\n", vgpu_hw_counter_name(i), ctr[i]);
-	vgpu_debugfs_hit_rate(m, "tlb_l1_hit_rate", ctr[VGPU_CTR_L1_HIT],
-			      ctr[VGPU_CTR_L1_MISS]);
-	vgpu_debugfs_hit_rate(m, "tlb_l2_hit_rate", ctr[VGPU_CTR_L2_HIT],
-			      ctr[VGPU_CTR_L2_MISS]);
-}
-
-#define vgpu_debugfs_ctr(m, c, field) \
-	seq_printf(m, "%-22s %llu\n", #field, (u64)atomic64_read(&(c)->field))
-
-static void vgpu_debugfs_paging(struct seq_file *m,
-				const struct vgpu_paging_counters *c)
-{
-	vgpu_debugfs_ctr(m, c, faults);
-	vgpu_debugfs_ctr(m, c, fault_batches);
-	vgpu_debugfs_ctr(m, c, fault_duplicates);
-	vgpu_debugfs_ctr(m, c, faults_resolved);
-	vgpu_debugfs_ctr(m, c, faults_cancelled);
-	vgpu_debugfs_ctr(m, c, remote_maps);
-	vgpu_debugfs_ctr(m, c, thrash_events);
-	vgpu_debugfs_ctr(m, c, prefetch_bytes);
-	vgpu_debugfs_ctr(m, c, prefetch_used_bytes);
-	vgpu_debugfs_ctr(m, c, prefetch_wasted_bytes);
-	vgpu_debugfs_ctr(m, c, fault_ns);
-}
-
 static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 {
 	struct vgpu_device *vdev = m_to_vgpu(m);
-	struct vgpu_vram_stats st;
 	u64 ctr[VGPU_CTR_NR];
 	unsigned int c, i;
 	int idx;
@@ -529,7 +490,7 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 	seq_puts(m, "[device]\n");
 	for (i = 0; i < VGPU_CTR_NR; i++)
 		ctr[i] = vgpu_counter_read(vdev, i);
-	vgpu_debugfs_bank(m, ctr);
+	vgpu_stats_debugfs_bank(m, ctr);
 
 	mutex_lock(&vdev->ctx.lock);
 	for (c = 0; c < vdev->num_contexts && c < VGPU_NUM_CONTEXTS; c++) {
@@ -543,34 +504,12 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 			seq_printf(m, "\n[context %u: client %llu]\n", c, vm->client_id);
 		else
 			seq_printf(m, "\n[context %u: kernel]\n", c);
-		vgpu_debugfs_bank(m, ctr);
+		vgpu_stats_debugfs_bank(m, ctr);
 	}
 	mutex_unlock(&vdev->ctx.lock);
 	drm_dev_exit(idx);
 
-	vgpu_vram_mgr_stats(vdev, &st);
-	seq_puts(m, "\n[driver]\n");
-	seq_printf(m, "%-22s %llu\n", "evictions",
-		   (u64)atomic64_read(&vdev->stats.evictions));
-	seq_printf(m, "%-22s %llu\n", "bytes_to_vram",
-		   (u64)atomic64_read(&vdev->stats.bytes_to_vram));
-	seq_printf(m, "%-22s %llu\n", "bytes_to_system",
-		   (u64)atomic64_read(&vdev->stats.bytes_to_system));
-	seq_printf(m, "%-22s %llu\n", "cpu_fault_moves",
-		   (u64)atomic64_read(&vdev->stats.cpu_fault_moves));
-	seq_printf(m, "%-22s %llu\n", "bo_count",
-		   (u64)atomic64_read(&vdev->stats.bo_count));
-	seq_printf(m, "%-22s %llu\n", "vram_allocs", st.allocs);
-	seq_printf(m, "%-22s %llu\n", "vram_alloc_failures", st.failures);
-	seq_printf(m, "%-22s %llu\n", "vram_contiguous", st.contiguous);
-	seq_printf(m, "%-22s %llu\n", "vram_peak_used", st.peak_used);
-	mutex_lock(&vdev->ctx.lock);
-	seq_printf(m, "%-22s %llu\n", "context_steals", vdev->ctx.steals);
-	mutex_unlock(&vdev->ctx.lock);
-	seq_printf(m, "%-22s %llu\n", "fault_records_read",
-		   READ_ONCE(vdev->fault.total));
-	seq_puts(m, "\n[paging]\n");
-	vgpu_debugfs_paging(m, &vdev->paging.ctr);
+	vgpu_stats_debugfs_show(vdev, m);
 	seq_puts(m, "\n[policy]\n");
 	seq_printf(m, "%-22s %s\n", "eviction_policy",
 		   vgpu_policy_evict_name(vgpu_policy_evict(vdev)));
@@ -581,25 +520,14 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 
 /* ----------------------------------------------------- reset_counters --- */
 
-/* Every field of &struct vgpu_paging_counters is an atomic64_t. */
-static void vgpu_paging_counters_reset(struct vgpu_paging_counters *ctr)
-{
-	atomic64_t *v = (atomic64_t *)ctr;
-	unsigned int i;
-
-	BUILD_BUG_ON(sizeof(*ctr) % sizeof(atomic64_t));
-	for (i = 0; i < sizeof(*ctr) / sizeof(atomic64_t); i++)
-		atomic64_set(&v[i], 0);
-}
-
 /**
  * vgpu_counters_reset() - zero the device's and the driver's global counters
  * @vdev: vgpu device
  *
  * Writes CONTROL.COUNTERS_RESET, which zeroes every counter bank of the
- * device, then the driver's device-wide counters (&struct vgpu_stats, the
- * VRAM allocator's, the paging code's, the fault log's per-resolution
- * counts).  Each VM's share of its context's counters is folded into the
+ * device, then the driver's device-wide counters (the device's bank of
+ * &struct vgpu_stats but its gauges, the VRAM allocator's, the fault
+ * log's per-resolution counts).  Each VM's share of its context's counters is folded into the
  * VM's accumulator first, and its base snapshot moved to zero, so that
  * per-client counters (fdinfo, QUERY) neither jump nor go backwards.
  */
@@ -618,11 +546,7 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 		drm_dev_exit(idx);
 	}
 
-	atomic64_set(&vdev->stats.evictions, 0);
-	atomic64_set(&vdev->stats.bytes_to_vram, 0);
-	atomic64_set(&vdev->stats.bytes_to_system, 0);
-	atomic64_set(&vdev->stats.cpu_fault_moves, 0);
-	atomic64_set(&vdev->stats.admit_refusals, 0);
+	vgpu_stats_reset(vdev);
 
 	mutex_lock(&mgr->lock);
 	mgr->allocs = 0;
@@ -632,7 +556,6 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 	mutex_unlock(&mgr->lock);
 
 	vgpu_fault_log_reset_counters(vdev);
-	vgpu_paging_counters_reset(&vdev->paging.ctr);
 }
 
 /* A write-only file: writing true runs @action, false does nothing. */

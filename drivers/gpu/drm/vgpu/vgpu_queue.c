@@ -17,6 +17,7 @@
 #include "vgpu_job.h"
 #include "vgpu_fdinfo.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 
 /**
@@ -231,9 +232,9 @@ static void vgpu_hw_fence_signal_locked(struct vgpu_queue *q,
 	vgpu_fdinfo_engine_charge(q, f->vm, f->emitted_ns, ktime_get_ns());
 	if (error) {
 		dma_fence_set_error(&f->base, error);
-		atomic64_inc(&f->vm->ctr.jobs_failed);
+		vgpu_stats_vm_add(f->vm, VGPU_STAT_JOBS_FAILED, 1);
 	} else {
-		atomic64_inc(&f->vm->ctr.jobs_completed);
+		vgpu_stats_vm_add(f->vm, VGPU_STAT_JOBS_COMPLETED, 1);
 	}
 	f->job = NULL;
 	dma_fence_signal_locked(&f->base);

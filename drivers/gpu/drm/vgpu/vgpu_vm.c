@@ -25,6 +25,7 @@
 #include "vgpu_job.h"
 #include "vgpu_pt.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_stream.h"
 #include "vgpu_vm.h"
 
@@ -1050,6 +1051,19 @@ void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes)
 	up_read(&vm->lock);
 }
 
+#define VGPU_VM_QUERY_FIELD(field, id)					\
+	VGPU_STATS_FIELD(struct drm_vgpu_query_vm, field, id)
+
+/* The driver's counters in &struct drm_vgpu_query_vm. */
+static const struct vgpu_stats_field vgpu_vm_query_stats[] = {
+	VGPU_VM_QUERY_FIELD(tlb_invalidations, TLB_INVALIDATIONS),
+	VGPU_VM_QUERY_FIELD(context_switches, CONTEXT_SWITCHES),
+	VGPU_VM_QUERY_FIELD(jobs_submitted, JOBS_SUBMITTED),
+	VGPU_VM_QUERY_FIELD(jobs_completed, JOBS_COMPLETED),
+	VGPU_VM_QUERY_FIELD(jobs_failed, JOBS_FAILED),
+	VGPU_VM_QUERY_FIELD(gpu_faults, FAULTS_HANDLED),
+};
+
 /**
  * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a VM
  * @vm: VM
@@ -1072,10 +1086,6 @@ void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q)
 	q->leaves_2m = vm->pt_stats.leaves_2m;
 	mutex_unlock(&vm->pt_lock);
 
-	q->tlb_invalidations = atomic64_read(&vm->ctr.tlb_invalidations);
-	q->context_switches = atomic64_read(&vm->ctr.context_switches);
-	q->jobs_submitted = atomic64_read(&vm->ctr.jobs_submitted);
-	q->jobs_completed = atomic64_read(&vm->ctr.jobs_completed);
-	q->jobs_failed = atomic64_read(&vm->ctr.jobs_failed);
-	q->gpu_faults = atomic64_read(&vm->paging_ctr.faults);
+	vgpu_stats_fill(q, vgpu_vm_query_stats, ARRAY_SIZE(vgpu_vm_query_stats),
+			vm->vdev, vm);
 }
