@@ -35,7 +35,7 @@ GUEST_TESTS := $(patsubst tests/kselftest/vgpu/%.c,$(GUEST)/bin/%,$(GUEST_TEST_S
 GUEST_SCRIPTS := $(patsubst tests/guest/%,$(GUEST)/tests/%,$(wildcard tests/guest/*.sh tests/guest/lib/*.sh)) \
 	$(patsubst tools/vm/guest/%,$(GUEST)/tools/%,$(wildcard tools/vm/guest/*.sh))
 GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h \
-	drivers/gpu/drm/vgpu/vgpu_hw.h
+	drivers/gpu/drm/vgpu/vgpu_hw.h drivers/gpu/drm/vgpu/vgpu_stats_list.h
 
 .PHONY: all help setup deps qemu kernel module guest tools check check-qtest \
 	check-guest demo shell bench clean distclean
@@ -49,6 +49,7 @@ help:
 	@echo "  make shell       interactive Debian guest with vgpu.ko loaded"
 	@echo "                   (ROOTFS=busybox: the busybox guest)"
 	@echo "  make bench       run vgpu-bench in a guest; CSV files in build/bench/"
+	@echo "  make soak        reload vgpu.ko 100 times under load, resets, unplug (SOAK_RELOADS=N)"
 	@echo "  make fuzz        run the fuzzers in a guest (FUZZ_SECONDS=N, default 300);"
 	@echo "                   calls/s and the seed of every finding"
 	@echo "  make setup       install Debian packages, fetch kernel/QEMU/headers (cached)"

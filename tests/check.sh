@@ -9,7 +9,8 @@
 # Tier 0, host: `make install` into a DESTDIR, a libvgpu program built
 #   with pkg-config against it, the installed QEMU starting with the
 #   device, and a DKMS build of the installed module source against the
-#   guest kernel's headers (tests/host/install.sh).
+#   guest kernel's headers (tests/host/install.sh); the counter registry
+#   against the documentation (tests/host/docs-counters.sh).
 # Tier 1, qtest: the device's qtests (QEMU libqtest, TAP) and a short
 #   fixed-seed run of the device fuzzer (one TAP line per seed).
 # Tier 2, guest: the kselftest suites and guest scripts, run by
@@ -106,9 +107,11 @@ build_libvgpu_program() {
 # install into a DESTDIR, a libvgpu program built with pkg-config against
 # it, the installed QEMU, a DKMS build of the installed source.
 run_host() {
-	echo "== host: make install, pkg-config, QEMU, DKMS"
+	echo "== host: make install, pkg-config, QEMU, DKMS; counters documented"
 	"$TOP/tests/host/install.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/host.tap"
 	grep -q '^not ok' "$OUT/host.tap" && tail -n 40 "$OUT/host.log"
+	"$TOP/tests/host/docs-counters.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/docs.tap"
+	grep -q '^not ok' "$OUT/docs.tap" && cat "$OUT/docs-counters.log"
 	return 0
 }
 
@@ -127,7 +130,7 @@ guest_tap() {
 }
 
 run_guest() {
-	local flavour vram visible extra name fuzz
+	local flavour vram visible extra name fuzz timeout
 	while read -r flavour vram visible extra; do
 		[ -n "$flavour" ] || continue
 		name=guest-$flavour-$vram-$visible
@@ -135,6 +138,10 @@ run_guest() {
 		[ "$extra" = fuzz ] && fuzz=(--env "VGPU_FUZZ_SECONDS=${VGPU_FUZZ_SECONDS:-60}"
 					    --env "VGPU_FUZZ_SEED=${VGPU_FUZZ_SEED:-1}")
 		echo "== guest: $flavour kernel, VRAM $vram, CPU-visible $visible"
+		# The debug kernel (KASAN, lockdep) runs KUnit and fault
+		# injection as well, at a third of the speed.
+		timeout=900
+		[ "$flavour" = debian ] || timeout=1800
 		if [ "$flavour" != debian ]; then
 			"$TOP/tools/vm/flavour-$flavour.sh" build > "$OUT/$name.build.log" 2>&1 || {
 				echo "not ok - $name: building the $flavour kernel failed" |
@@ -146,7 +153,7 @@ run_guest() {
 		"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
 			--visible "$visible" --prop strict=on \
 			--mem "${VGPU_GUEST_MEM:-2G}" \
-			--timeout "${VGPU_GUEST_TIMEOUT:-900}" "${fuzz[@]}" \
+			--timeout "${VGPU_GUEST_TIMEOUT:-$timeout}" "${fuzz[@]}" \
 			--quiet-log -- sh tests/run-suite.sh \
 			> "$OUT/$name.log" 2>&1
 		guest_tap "$name" "$flavour,$vram,$visible" $?

@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -299,6 +300,41 @@ void fz_call_end(struct fz_thread *t);
 void fz_count_read(struct fz_thread *t, bool ok);
 void fz_count_open(struct fz_thread *t, bool ok);
 const char *fz_kind_name(unsigned int kind);
+
+/* badarg.c */
+
+/**
+ * struct fz_bad_field - a field of an ioctl struct the kernel checks
+ * @offset: of the field.
+ * @size: 4 or 8 bytes.
+ * @valid: the bits the field may hold; 0: it must be zero.
+ * @what: how it is broken, for findings ("pad set").
+ */
+struct fz_bad_field {
+	uint16_t offset;
+	uint8_t size;
+	uint32_t valid;
+	const char *what;
+};
+
+/* Field @field of struct @type may hold only the bits @valid (0: none). */
+#define FZ_BAD_FIELD(type, field, valid, what)				\
+	{ offsetof(type, field), sizeof(((type *)0)->field), (valid), (what) }
+#define FZ_ZERO_FIELD(type, field, what) FZ_BAD_FIELD(type, field, 0, what)
+
+/* Sets one of @fields of @arg to a refused value; returns its @what. */
+const char *fz_break_field(struct fz_rng *r, void *arg,
+			   const struct fz_bad_field *fields, unsigned int n);
+/*
+ * With @pct percent chance, breaks one of @fields of @arg and checks that
+ * @req refuses it with EINVAL ("@name with <what>"); true if it did.
+ */
+bool fz_bad_arg(struct fz_thread *t, struct fz_ctx *c, unsigned long req,
+		void *arg, const char *name, const struct fz_bad_field *fields,
+		unsigned int n, unsigned int pct);
+#define FZ_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define FZ_BAD_ARG(t, c, req, arg, name, fields, pct)			\
+	fz_bad_arg(t, c, req, arg, name, fields, FZ_ARRAY_SIZE(fields), pct)
 
 /* values.c */
 uint64_t fz_interesting64(struct fz_rng *r);

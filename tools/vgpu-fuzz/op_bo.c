@@ -51,26 +51,30 @@ static void gen_create(struct fz_rng *r, struct drm_vgpu_bo_create *bc)
 		bc->alignment = 4096ull << fz_below(r, 10);	/* up to 2 MiB */
 }
 
+static const struct fz_bad_field create_bad[] = {
+	FZ_ZERO_FIELD(struct drm_vgpu_bo_create, reserved,
+		      "BO_CREATE with reserved set"),
+	FZ_BAD_FIELD(struct drm_vgpu_bo_create, placements, DRM_VGPU_PLACE_ALL,
+		     "BO_CREATE with an unknown placement"),
+	FZ_BAD_FIELD(struct drm_vgpu_bo_create, flags, DRM_VGPU_BO_FLAGS_ALL,
+		     "BO_CREATE with an unknown flag"),
+};
+
 /* Break exactly one rule of BO_CREATE; returns the errno the uapi gives. */
 static int break_create(struct fz_rng *r, struct drm_vgpu_bo_create *bc,
 			const char **what)
 {
 	bool pageable = bc->flags & DRM_VGPU_BO_PAGEABLE;
 
-	switch (fz_below(r, 12)) {
+	switch (fz_below(r, 10)) {
 	case 0:
-		bc->reserved = fz_interesting64(r) | 1;
-		*what = "BO_CREATE with reserved set";
+		*what = fz_break_field(r, bc, create_bad, FZ_ARRAY_SIZE(create_bad));
 		return EINVAL;
 	case 1:
 		bc->placements = 0;
 		*what = "BO_CREATE without placements";
 		return EINVAL;
 	case 2:
-		bc->placements |= fz_bad_bits(r, DRM_VGPU_PLACE_ALL);
-		*what = "BO_CREATE with an unknown placement";
-		return EINVAL;
-	case 3:
 		if (pageable)
 			break;
 		bc->preferred = bc->placements == DRM_VGPU_PLACE_ALL ?
@@ -78,11 +82,7 @@ static int break_create(struct fz_rng *r, struct drm_vgpu_bo_create *bc,
 				DRM_VGPU_PLACE_ALL & ~bc->placements;
 		*what = "BO_CREATE preferring what placements do not allow";
 		return EINVAL;
-	case 4:
-		bc->flags |= fz_bad_bits(r, DRM_VGPU_BO_FLAGS_ALL);
-		*what = "BO_CREATE with an unknown flag";
-		return EINVAL;
-	case 5:
+	case 3:
 		if (pageable)
 			break;
 		bc->placements = DRM_VGPU_PLACE_SYSTEM;
@@ -90,7 +90,7 @@ static int break_create(struct fz_rng *r, struct drm_vgpu_bo_create *bc,
 		bc->flags |= DRM_VGPU_BO_CONTIGUOUS;
 		*what = "BO_CREATE contiguous without VRAM";
 		return EINVAL;
-	case 6:
+	case 4:
 		if (pageable)
 			break;
 		switch (fz_below(r, 3)) {
@@ -108,7 +108,7 @@ static int break_create(struct fz_rng *r, struct drm_vgpu_bo_create *bc,
 		}
 		*what = "BO_CREATE with a bad alignment";
 		return EINVAL;
-	case 7:
+	case 5:
 		bc->placements = DRM_VGPU_PLACE_SYSTEM;
 		bc->preferred = 0;
 		bc->alignment = 0;
@@ -129,15 +129,15 @@ static int break_create(struct fz_rng *r, struct drm_vgpu_bo_create *bc,
 		}
 		*what = "BO_CREATE pageable with what pageable BOs may not have";
 		return EINVAL;
-	case 8:
+	case 6:
 		bc->size = 0;
 		*what = "BO_CREATE of size 0";
 		return EINVAL;
-	case 9:
+	case 7:
 		bc->size = ~0ull - fz_below(r, 1ull << 30);
 		*what = "BO_CREATE of a size that overflows when rounded";
 		return EINVAL;
-	case 10:
+	case 8:
 		bc->size = (16ull << 30) + 4096 * fz_range(r, 1, 1 << 20);
 		*what = "BO_CREATE above the largest BO size";
 		return E2BIG;
@@ -227,19 +227,19 @@ static void op_gem_close(struct fz_thread *t, struct fz_ctx *c)
 			   strerror(-ret));
 }
 
+static const struct fz_bad_field mmap_offset_bad[] = {
+	FZ_ZERO_FIELD(struct drm_vgpu_bo_mmap_offset, flags, "flags set"),
+};
+
 static void op_mmap_offset(struct fz_thread *t, struct fz_ctx *c)
 {
-	struct fz_rng *r = &t->rng;
 	struct drm_vgpu_bo_mmap_offset mo = { 0 };
 	bool bogus = false;
 
 	mo.handle = fz_handle_arg(t, c, &bogus);
-	if (fz_chance(r, 10)) {
-		mo.flags = fz_interesting32(r) | 1;
-		fz_ioctl_check(t, c, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo, true,
-			       EINVAL, "BO_MMAP_OFFSET with flags set");
+	if (FZ_BAD_ARG(t, c, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo, "BO_MMAP_OFFSET",
+		       mmap_offset_bad, 10))
 		return;
-	}
 	fz_ioctl_check(t, c, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo, bogus, ENOENT,
 		       "BO_MMAP_OFFSET of an unknown handle");
 }
@@ -398,6 +398,10 @@ static void op_orphan(struct fz_thread *t, struct fz_ctx *c)
 		fz_orphan_drop(t, c, o);
 }
 
+static const struct fz_bad_field wait_bo_bad[] = {
+	FZ_ZERO_FIELD(struct drm_vgpu_wait_bo, flags, "flags set"),
+};
+
 static void op_wait_bo(struct fz_thread *t, struct fz_ctx *c)
 {
 	struct fz_rng *r = &t->rng;
@@ -406,12 +410,8 @@ static void op_wait_bo(struct fz_thread *t, struct fz_ctx *c)
 
 	wb.handle = fz_handle_arg(t, c, &bogus);
 	wb.timeout_ns = fz_timeout_abs(r, fz_chance(r, 10));
-	if (fz_chance(r, 10)) {
-		wb.flags = fz_bad_bits(r, 0);
-		fz_ioctl_check(t, c, DRM_IOCTL_VGPU_WAIT_BO, &wb, true, EINVAL,
-			       "WAIT_BO with flags set");
+	if (FZ_BAD_ARG(t, c, DRM_IOCTL_VGPU_WAIT_BO, &wb, "WAIT_BO", wait_bo_bad, 10))
 		return;
-	}
 	fz_ioctl_check(t, c, DRM_IOCTL_VGPU_WAIT_BO, &wb, bogus, ENOENT,
 		       "WAIT_BO of an unknown handle");
 }

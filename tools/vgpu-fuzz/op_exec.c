@@ -67,6 +67,11 @@ static struct fz_bo *stream_to_bo(struct fz_thread *t, struct fz_ctx *c,
 	return bo;
 }
 
+static const struct fz_bad_field exec_bad[] = {
+	FZ_ZERO_FIELD(struct drm_vgpu_exec, pad, "EXEC with pad set"),
+	FZ_ZERO_FIELD(struct drm_vgpu_exec, reserved, "EXEC with reserved set"),
+};
+
 /*
  * Break one rule of EXEC; returns the errno (0: nothing broken).  The
  * rules checked after the syncobjs are looked up are broken on an EXEC
@@ -90,20 +95,13 @@ static int break_exec(struct fz_thread *t, struct fz_ctx *c,
 	}
 	switch (rule) {
 	case 0:
-		switch (fz_below(r, 3)) {
-		case 0:
+		if (!fz_below(r, 3)) {
 			/* The fuzzer creates no VM: every other id is unknown. */
 			ex->vm_id = fz_interesting32(r) | 1;
 			*what = "EXEC on an unknown vm_id";
 			return ENOENT;
-		case 1:
-			ex->pad = fz_interesting32(r) | 1;
-			break;
-		default:
-			ex->reserved = fz_interesting64(r) | 1;
-			break;
 		}
-		*what = "EXEC with pad or reserved set";
+		*what = fz_break_field(r, ex, exec_bad, FZ_ARRAY_SIZE(exec_bad));
 		return EINVAL;
 	case 1:
 		ex->flags |= fz_bad_bits(r, DRM_VGPU_EXEC_FLAGS_ALL);

@@ -87,6 +87,22 @@ static void op_syncobj_create(struct fz_thread *t, struct fz_ctx *c)
 	}
 }
 
+/* What SYNCOBJ_DESTROY, _WAIT and _RESET/_SIGNAL refuse, field by field. */
+static const struct fz_bad_field syncobj_destroy_bad[] = {
+	FZ_ZERO_FIELD(struct drm_syncobj_destroy, pad, "pad set"),
+};
+
+static const struct fz_bad_field syncobj_wait_bad[] = {
+	FZ_BAD_FIELD(struct fz_syncobj_wait, flags,
+		     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
+		     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
+		     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE, "an unknown flag"),
+};
+
+static const struct fz_bad_field syncobj_array_bad[] = {
+	FZ_ZERO_FIELD(struct drm_syncobj_array, pad, "pad set"),
+};
+
 static void op_syncobj_destroy(struct fz_thread *t, struct fz_ctx *c)
 {
 	struct fz_rng *r = &t->rng;
@@ -102,12 +118,9 @@ static void op_syncobj_destroy(struct fz_thread *t, struct fz_ctx *c)
 	else
 		c->sync[i] = 0;
 	fz_unlock(c);
-	if (!bogus && fz_chance(r, 5)) {
-		sd.pad = fz_interesting32(r) | 1;
-		fz_ioctl_check(t, c, DRM_IOCTL_SYNCOBJ_DESTROY, &sd, true, EINVAL,
-			       "SYNCOBJ_DESTROY with pad set");
+	if (!bogus && FZ_BAD_ARG(t, c, DRM_IOCTL_SYNCOBJ_DESTROY, &sd,
+				 "SYNCOBJ_DESTROY", syncobj_destroy_bad, 5))
 		sd.pad = 0;
-	}
 	fz_ioctl_check(t, c, DRM_IOCTL_SYNCOBJ_DESTROY, &sd, bogus, EINVAL,
 		       "SYNCOBJ_DESTROY of an unknown handle");
 }
@@ -128,14 +141,9 @@ static void op_syncobj_wait(struct fz_thread *t, struct fz_ctx *c)
 	w.timeout_nsec = fz_timeout_abs(r, !(w.flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT) &&
 				      fz_chance(r, 10));
 	w.deadline_nsec = fz_timeout_abs(r, false);
-	if (fz_chance(r, 5)) {
-		w.flags |= fz_bad_bits(r, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
-					  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT |
-					  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE);
-		fz_ioctl_check(t, c, FZ_IOCTL_SYNCOBJ_WAIT, &w, true, EINVAL,
-				"SYNCOBJ_WAIT with an unknown flag");
+	if (FZ_BAD_ARG(t, c, FZ_IOCTL_SYNCOBJ_WAIT, &w, "SYNCOBJ_WAIT",
+		       syncobj_wait_bad, 5))
 		return;
-	}
 	fz_ioctl(t, c->dev.fd, FZ_IOCTL_SYNCOBJ_WAIT, &w);
 }
 
@@ -150,12 +158,8 @@ static void op_syncobj_array(struct fz_thread *t, struct fz_ctx *c)
 
 	a.count_handles = gen_count(r);
 	a.handles = handles_arg(t, c, h);
-	if (fz_chance(r, 5)) {
-		a.pad = fz_interesting32(r) | 1;
-		fz_ioctl_check(t, c, req, &a, true, EINVAL,
-			       "SYNCOBJ_RESET/SIGNAL with pad set");
+	if (FZ_BAD_ARG(t, c, req, &a, "SYNCOBJ_RESET/SIGNAL", syncobj_array_bad, 5))
 		return;
-	}
 	fz_ioctl_check(t, c, req, &a, !a.count_handles, EINVAL,
 		       "SYNCOBJ_RESET/SIGNAL of no handles");
 }

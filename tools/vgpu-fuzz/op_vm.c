@@ -78,6 +78,12 @@ static void gen_bind_op(struct fz_thread *t, struct fz_ctx *c,
 	}
 }
 
+static const struct fz_bad_field bind_op_bad[] = {
+	FZ_ZERO_FIELD(struct drm_vgpu_vm_bind_op, pad, "VM_BIND op with pad set"),
+	FZ_ZERO_FIELD(struct drm_vgpu_vm_bind_op, reserved,
+		      "VM_BIND op with reserved set"),
+};
+
 /* Break one rule of a bind op; returns the errno. */
 static int break_bind_op(struct fz_thread *t, struct fz_ctx *c,
 			 struct drm_vgpu_vm_bind_op *op, const char **what)
@@ -92,11 +98,7 @@ static int break_bind_op(struct fz_thread *t, struct fz_ctx *c,
 		*what = "VM_BIND with an unknown op";
 		return EINVAL;
 	case 1:
-		if (fz_chance(r, 50))
-			op->pad = fz_interesting32(r) | 1;
-		else
-			op->reserved = fz_interesting64(r) | 1;
-		*what = "VM_BIND op with pad or reserved set";
+		*what = fz_break_field(r, op, bind_op_bad, FZ_ARRAY_SIZE(bind_op_bad));
 		return EINVAL;
 	case 2:
 		op->flags = map ? (fz_chance(r, 30) ? 0 :
@@ -287,6 +289,32 @@ static void gen_range(struct fz_thread *t, struct fz_ctx *c, __u64 *va,
 	}
 }
 
+/* PREFETCH or ADVISE of @arg; @what: the rule broken ("pad set"), or NULL. */
+static void range_ioctl(struct fz_thread *t, struct fz_ctx *c, unsigned long req,
+			void *arg, const char *name, const char *what)
+{
+	char buf[96];
+	int ret = fz_ioctl(t, c->dev.fd, req, arg);
+
+	if (what) {
+		snprintf(buf, sizeof(buf), "%s with %s", name, what);
+		fz_expect(t, c, ret, EINVAL, buf);
+	}
+	if (ret == -ECANCELED)
+		c->banned = true;
+}
+
+/* The must-be-zero fields of PREFETCH and ADVISE. */
+static const struct fz_bad_field prefetch_bad[] = {
+	FZ_ZERO_FIELD(struct drm_vgpu_prefetch, flags, "flags set"),
+	FZ_ZERO_FIELD(struct drm_vgpu_prefetch, pad, "pad set"),
+};
+
+static const struct fz_bad_field advise_bad[] = {
+	FZ_ZERO_FIELD(struct drm_vgpu_advise, flags, "flags set"),
+	FZ_ZERO_FIELD(struct drm_vgpu_advise, pad, "pad set"),
+};
+
 /* Break one range rule shared by PREFETCH and ADVISE. */
 static const char *break_range(struct fz_rng *r, __u64 *va, __u64 *range)
 {
@@ -314,24 +342,18 @@ static void op_prefetch(struct fz_thread *t, struct fz_ctx *c)
 	struct fz_rng *r = &t->rng;
 	struct drm_vgpu_prefetch pf = { 0 };
 	const char *what = NULL;
-	char buf[96];
-	int ret;
 
 	fz_lock(c);
 	gen_range(t, c, &pf.va, &pf.range);
 	fz_unlock(c);
 	pf.placement = fz_chance(r, 50) ? DRM_VGPU_PLACE_VRAM : DRM_VGPU_PLACE_SYSTEM;
 	if (fz_chance(r, 20)) {
-		switch (fz_below(r, 4)) {
+		switch (fz_below(r, 3)) {
 		case 0:
-			pf.flags = fz_bad_bits(r, 0);
-			what = "flags set";
+			what = fz_break_field(r, &pf, prefetch_bad,
+					      FZ_ARRAY_SIZE(prefetch_bad));
 			break;
 		case 1:
-			pf.pad = fz_interesting32(r) | 1;
-			what = "pad set";
-			break;
-		case 2:
 			pf.placement = fz_chance(r, 30) ? 0 : fz_chance(r, 50) ?
 				       DRM_VGPU_PLACE_ALL :
 				       fz_bad_bits(r, DRM_VGPU_PLACE_ALL);
@@ -342,13 +364,7 @@ static void op_prefetch(struct fz_thread *t, struct fz_ctx *c)
 			break;
 		}
 	}
-	ret = fz_ioctl(t, c->dev.fd, DRM_IOCTL_VGPU_PREFETCH, &pf);
-	if (what) {
-		snprintf(buf, sizeof(buf), "PREFETCH with %s", what);
-		fz_expect(t, c, ret, EINVAL, buf);
-	}
-	if (ret == -ECANCELED)
-		c->banned = true;
+	range_ioctl(t, c, DRM_IOCTL_VGPU_PREFETCH, &pf, "PREFETCH", what);
 }
 
 static void op_advise(struct fz_thread *t, struct fz_ctx *c)
@@ -356,8 +372,6 @@ static void op_advise(struct fz_thread *t, struct fz_ctx *c)
 	struct fz_rng *r = &t->rng;
 	struct drm_vgpu_advise ad = { 0 };
 	const char *what = NULL;
-	char buf[96];
-	int ret;
 
 	fz_lock(c);
 	gen_range(t, c, &ad.va, &ad.range);
@@ -375,20 +389,16 @@ static void op_advise(struct fz_thread *t, struct fz_ctx *c)
 		break;
 	}
 	if (fz_chance(r, 20)) {
-		switch (fz_below(r, 5)) {
+		switch (fz_below(r, 4)) {
 		case 0:
-			ad.flags = fz_bad_bits(r, 0);
-			what = "flags set";
+			what = fz_break_field(r, &ad, advise_bad,
+					      FZ_ARRAY_SIZE(advise_bad));
 			break;
 		case 1:
-			ad.pad = fz_interesting32(r) | 1;
-			what = "pad set";
-			break;
-		case 2:
 			ad.advice = fz_range(r, 3, ~0u);
 			what = "an unknown advice";
 			break;
-		case 3:
+		case 2:
 			if (ad.advice == DRM_VGPU_ADVICE_PREFERRED_PLACEMENT)
 				ad.value = fz_chance(r, 50) ? DRM_VGPU_PLACE_ALL :
 					   fz_interesting64(r) | 4;
@@ -403,13 +413,7 @@ static void op_advise(struct fz_thread *t, struct fz_ctx *c)
 			break;
 		}
 	}
-	ret = fz_ioctl(t, c->dev.fd, DRM_IOCTL_VGPU_ADVISE, &ad);
-	if (what) {
-		snprintf(buf, sizeof(buf), "ADVISE with %s", what);
-		fz_expect(t, c, ret, EINVAL, buf);
-	}
-	if (ret == -ECANCELED)
-		c->banned = true;
+	range_ioctl(t, c, DRM_IOCTL_VGPU_ADVISE, &ad, "ADVISE", what);
 }
 
 const struct fz_op fz_vm_ops[] = {

@@ -554,7 +554,11 @@ struct drm_vgpu_vm_bind {
  * or runs longer than the job timeout ends with an error on its fence
  * (-EFAULT, -ETIMEDOUT); a fault also bans the VM: every later EXEC and
  * VM_BIND on that VM gets -ECANCELED.  Other VMs, of the same file or
- * others, are not affected.
+ * others, are not affected: the jobs of other VMs on the same queue run on
+ * after the queue's reset.  A reset of the whole device (a PCI
+ * function-level reset, debugfs ``reset``) fails no job: the jobs it
+ * interrupted run again from their start.  Jobs on the rings when the
+ * device is unplugged end with -ENODEV.
  *
  * @queue names the exec queue: an index below %DRM_VGPU_PARAM_EXEC_QUEUES
  * is one of the VM's fixed queues (normal priority; the only kind before

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
+#include "vgpu_stats_list.h"
 #include "vgpu_test.h"
 #include "libvgpu.h"
 
@@ -541,6 +542,321 @@ TEST_F(observe, sysfs_files_present_and_consistent)
 	EXPECT_EQ(used0, sysfs_u64(self->sys, "vram_used"));
 	EXPECT_EQ(gtt0, sysfs_u64(self->sys, "gtt_used"));
 	EXPECT_EQ(bos0, sysfs_u64(self->sys, "bo_count"));
+}
+
+/* --------------------------------------------------- counter registry --- */
+
+/*
+ * The driver's counter registry (vgpu_stats_list.h), line by line: every
+ * view must show what a line says, and nothing the registry does not
+ * have.  The hand-written lists above stay as the names tools rely on.
+ */
+struct registry_line {
+	const char *name;
+	const char *fdinfo;
+	unsigned int unit, group, views;
+	int dev, client;	/* VGPU_CTR_* for a device counter, else SRC_* */
+};
+
+/* The sources, as the test reads them. */
+#define VGPU_SRC_HW(ctr)	VGPU_CTR_##ctr
+#define VGPU_SRC_SW		(-1)
+#define VGPU_SRC_FN		(-2)
+#define VGPU_SRC_NONE		(-3)
+
+#define REGISTRY_LINE(id, name, fdinfo, unit, group, dev, client, views, doc) \
+	{ #name, fdinfo, VGPU_STAT_UNIT_##unit, VGPU_STAT_GROUP_##group, views, \
+	  dev, client },
+
+static const struct registry_line registry[] = {
+	VGPU_STATS_LIST(REGISTRY_LINE)
+};
+
+static int name_chars_ok(const char *s, char sep)
+{
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != sep)
+			return 0;
+	return 1;
+}
+
+/* The list itself: unique names and keys, one line per device counter. */
+TEST(registry_well_formed)
+{
+	unsigned int i, j, hw = 0, seen = 0;
+
+	for (i = 0; i < ARRAY_SIZE(registry); i++) {
+		const struct registry_line *r = &registry[i];
+
+		EXPECT_TRUE(name_chars_ok(r->name, '_')) TH_LOG("%s", r->name);
+		if (r->fdinfo)
+			EXPECT_TRUE(name_chars_ok(r->fdinfo, '-')) TH_LOG("%s", r->fdinfo);
+		for (j = 0; j < i; j++) {
+			EXPECT_STRNE(registry[j].name, r->name);
+			if (r->fdinfo && registry[j].fdinfo)
+				EXPECT_STRNE(registry[j].fdinfo, r->fdinfo);
+		}
+		/* A view needs a value: sysfs and debugfs the device's, fdinfo the client's. */
+		if (r->views & (VGPU_STAT_SYSFS | VGPU_STAT_DEBUGFS))
+			EXPECT_NE(VGPU_SRC_NONE, r->dev) TH_LOG("%s", r->name);
+		if (r->fdinfo)
+			EXPECT_NE(VGPU_SRC_NONE, r->client) TH_LOG("%s", r->name);
+		EXPECT_EQ(r->group == VGPU_STAT_GROUP_DEVICE, r->dev >= 0) TH_LOG("%s", r->name);
+		if (r->dev >= 0) {
+			ASSERT_GT(VGPU_CTR_NR, r->dev);
+			EXPECT_FALSE(seen & (1u << r->dev)) TH_LOG("%s", r->name);
+			seen |= 1u << r->dev;
+			hw++;
+		}
+		if (r->client >= 0)
+			EXPECT_EQ(r->dev, r->client) TH_LOG("%s", r->name);
+	}
+	EXPECT_EQ(VGPU_CTR_NR, hw);
+	EXPECT_EQ((1u << VGPU_CTR_NR) - 1, seen);
+}
+
+/* drm-vgpu-* keys of fdinfo that describe the file, not counters. */
+static const char *const fdinfo_state_keys[] = {
+	"drm-vgpu-vm-state", "drm-vgpu-context", "drm-vgpu-vms",
+	"drm-vgpu-vms-banned", "drm-vgpu-mappings", "drm-vgpu-mapped-bytes",
+	"drm-vgpu-pt-bytes", "drm-vgpu-stream-bytes",
+};
+
+static const struct registry_line *registry_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(registry); i++)
+		if (!strcmp(registry[i].name, name))
+			return &registry[i];
+	return NULL;
+}
+
+TEST_F(observe, registry_in_sysfs)
+{
+	const struct registry_line *r;
+	unsigned int i, files = 0;
+	struct dirent *de;
+	char path[128];
+	int fd;
+	DIR *d;
+
+	for (i = 0; i < ARRAY_SIZE(registry); i++) {
+		r = &registry[i];
+		snprintf(path, sizeof(path), "counters/%s", r->name);
+		if (r->views & VGPU_STAT_SYSFS) {
+			EXPECT_NE(~0ull, sysfs_u64(self->sys, path)) TH_LOG("%s", path);
+		} else {
+			fd = open_in(self->sys, path, O_RDONLY);
+			EXPECT_GT(0, fd) TH_LOG("%s is not for sysfs", path);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	fd = open_in(self->sys, "counters", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	d = fdopendir(fd);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		r = registry_find(de->d_name);
+		EXPECT_TRUE(r && (r->views & VGPU_STAT_SYSFS))
+			TH_LOG("counters/%s is no sysfs line of the registry", de->d_name);
+		files++;
+	}
+	closedir(d);
+	EXPECT_LT(0, files);
+}
+
+TEST_F(observe, registry_in_fdinfo)
+{
+	const struct registry_line *r;
+	char key[80], path[64], line[256];
+	unsigned int i, j, n;
+	const struct kv *kv;
+	struct fdinfo fi;
+	int known;
+	FILE *f;
+
+	ASSERT_EQ(0, fdinfo_read(self->dev.fd, &fi));
+	for (i = 0; i < ARRAY_SIZE(registry); i++) {
+		r = &registry[i];
+		if (!r->fdinfo)
+			continue;
+		snprintf(key, sizeof(key), "drm-vgpu-%s", r->fdinfo);
+		for (n = 0, j = 0; j < fi.n; j++)
+			n += !strcmp(fi.kv[j].key, key);
+		EXPECT_EQ(1, n) TH_LOG("%s shown %u times", key, n);
+		kv = fdinfo_get(&fi, key);
+		if (!kv)
+			continue;
+		EXPECT_TRUE(kv->numeric) TH_LOG("%s: %s", key, kv->val);
+		/* Only times carry a unit: " ns". */
+		if (r->unit == VGPU_STAT_UNIT_NS) {
+			EXPECT_NE(NULL, strstr(kv->val, " ns")) TH_LOG("%s: %s", key, kv->val);
+		} else {
+			EXPECT_EQ(NULL, strchr(kv->val, ' ')) TH_LOG("%s: %s", key, kv->val);
+		}
+	}
+	/* Every drm-vgpu-* key is a registry counter or one of the file's states. */
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->dev.fd);
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f);
+	n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "drm-vgpu-", 9))
+			continue;
+		line[strcspn(line, ":")] = '\0';
+		known = 0;
+		for (i = 0; i < ARRAY_SIZE(fdinfo_state_keys); i++)
+			known |= !strcmp(line, fdinfo_state_keys[i]);
+		for (i = 0; i < ARRAY_SIZE(registry); i++)
+			known |= registry[i].fdinfo && !strcmp(line + 9, registry[i].fdinfo);
+		EXPECT_TRUE(known) TH_LOG("%s is not in the registry", line);
+		n++;
+	}
+	fclose(f);
+	EXPECT_LT(ARRAY_SIZE(fdinfo_state_keys), n);
+}
+
+/* Each debugfs line "<name> <value>" in the section of its group. */
+TEST_F(observe, registry_in_debugfs)
+{
+	static const char *const sections[] = {
+		[VGPU_STAT_GROUP_DEVICE] = "[device]",
+		[VGPU_STAT_GROUP_DRIVER] = "[driver]",
+		[VGPU_STAT_GROUP_PAGING] = "[paging]",
+		[VGPU_STAT_GROUP_CLIENT] = NULL,
+	};
+	const struct registry_line *r;
+	char *s, *sec, *end, *line, *save, name[64];
+	unsigned long long v;
+	unsigned int i, g;
+
+	if (!self->has_debugfs)
+		SKIP(return, "debugfs not mounted or not readable");
+	s = slurp(self->dbg, "counters");
+	ASSERT_NE(NULL, s);
+	for (i = 0; i < ARRAY_SIZE(registry); i++) {
+		r = &registry[i];
+		for (g = 0; g < ARRAY_SIZE(sections); g++) {
+			char pat[96];
+			int found;
+
+			if (!sections[g])
+				continue;
+			sec = strstr(s, sections[g]);
+			ASSERT_NE(NULL, sec) TH_LOG("no %s", sections[g]);
+			end = strstr(sec + 1, "\n[");
+			snprintf(pat, sizeof(pat), "\n%-22s ", r->name);
+			found = strstr(sec, pat) && (!end || strstr(sec, pat) < end);
+			EXPECT_EQ(g == r->group && (r->views & VGPU_STAT_DEBUGFS), found)
+				TH_LOG("%s in %s", r->name, sections[g]);
+		}
+	}
+	/* Nothing in [driver] or [paging] that the registry does not list. */
+	for (g = VGPU_STAT_GROUP_DRIVER; g <= VGPU_STAT_GROUP_PAGING; g++) {
+		char *copy = strdup(s);
+
+		ASSERT_NE(NULL, copy);
+		sec = strstr(copy, sections[g]);
+		ASSERT_NE(NULL, sec);
+		end = strstr(sec + 1, "\n[");
+		if (end)
+			*end = '\0';
+		for (line = strtok_r(strchr(sec, '\n'), "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			ASSERT_EQ(2, sscanf(line, "%63s %llu", name, &v)) TH_LOG("'%s'", line);
+			r = registry_find(name);
+			EXPECT_TRUE(r && r->group == g) TH_LOG("%s not in the registry", name);
+		}
+		free(copy);
+	}
+	free(s);
+}
+
+/*
+ * QUERY's fixed structs against the views, on a quiescent device after
+ * real paging work: the device's paging bank against sysfs, the VM's
+ * against fdinfo (a file with one VM), QUERY_VM against fdinfo.
+ */
+TEST_F(observe, registry_matches_query)
+{
+	/* Each field of the uapi struct and the counter it reports. */
+	static const struct { size_t off; const char *name; } paging[] = {
+#define F(f, n) { offsetof(struct drm_vgpu_paging_counters, f), #n }
+		F(faults, faults_handled), F(fault_batches, fault_batches),
+		F(fault_duplicates, fault_duplicates),
+		F(faults_resolved, faults_resolved),
+		F(faults_cancelled, faults_cancelled),
+		F(bytes_to_vram, bytes_to_vram), F(bytes_to_system, bytes_to_system),
+		F(evictions, evictions), F(remote_maps, remote_maps),
+		F(thrash_events, thrash_events), F(prefetch_bytes, prefetch_bytes),
+		F(prefetch_used_bytes, prefetch_used_bytes),
+		F(prefetch_wasted_bytes, prefetch_wasted_bytes), F(fault_ns, fault_ns),
+#undef F
+	};
+	const uint64_t size = 4 * MiB;
+	struct drm_vgpu_query_counters hw;
+	struct drm_vgpu_query_paging pg;
+	struct drm_vgpu_query_vm qv;
+	char path[PATH_MAX];
+	unsigned int i;
+	uint64_t rounded;
+	uint32_t h;
+
+	ASSERT_EQ(sizeof(struct drm_vgpu_paging_counters), ARRAY_SIZE(paging) * 8);
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, &rounded));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, self->dev.va_start, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, touch(&self->dev, self->dev.va_start, size, VGPU_TOUCH_WRITE));
+
+	ASSERT_EQ(0, vgpu_query_paging(&self->dev, &pg));
+	EXPECT_LT(0, pg.vm.faults);
+	EXPECT_LE(size, pg.vm.bytes_to_vram);
+	EXPECT_LT(0, pg.device.fault_ns);
+	for (i = 0; i < ARRAY_SIZE(paging); i++) {
+		uint64_t dev = *(uint64_t *)((char *)&pg.device + paging[i].off);
+		uint64_t vm = *(uint64_t *)((char *)&pg.vm + paging[i].off);
+		const struct registry_line *r = registry_find(paging[i].name);
+		char key[80];
+
+		ASSERT_NE(NULL, r) TH_LOG("%s", paging[i].name);
+		ASSERT_NE(NULL, r->fdinfo) TH_LOG("%s", paging[i].name);
+		snprintf(path, sizeof(path), "counters/%s", r->name);
+		snprintf(key, sizeof(key), "drm-vgpu-%s", r->fdinfo);
+		EXPECT_EQ(dev, sysfs_u64(self->sys, path)) TH_LOG("%s", path);
+		EXPECT_EQ(vm, fdinfo_u64(self->dev.fd, key)) TH_LOG("%s", key);
+		EXPECT_LE(vm, dev) TH_LOG("%s", r->name);
+	}
+
+	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &qv));
+	EXPECT_LT(0, qv.jobs_submitted);
+	EXPECT_EQ(qv.gpu_faults, fdinfo_u64(self->dev.fd, "drm-vgpu-faults"));
+	EXPECT_EQ(qv.tlb_invalidations,
+		  fdinfo_u64(self->dev.fd, "drm-vgpu-tlb-invalidations"));
+	EXPECT_EQ(qv.jobs_submitted, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-submitted"));
+	EXPECT_EQ(qv.jobs_completed, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-completed"));
+	EXPECT_EQ(qv.jobs_failed, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-failed"));
+	EXPECT_LT(0, qv.device[VGPU_CTR_L1_HIT] + qv.device[VGPU_CTR_L1_MISS]);
+	/* The device's counters: sysfs is the global bank, fdinfo the contexts'. */
+	ASSERT_EQ(0, vgpu_query_counters(&self->dev, &hw));
+	for (i = 0; i < ARRAY_SIZE(registry); i++) {
+		const struct registry_line *r = &registry[i];
+		char key[80];
+
+		snprintf(path, sizeof(path), "counters/%s", r->name);
+		/* Only those nothing drives while the device is idle. */
+		if (r->dev >= VGPU_CTR_FAULTS && (r->views & VGPU_STAT_SYSFS))
+			EXPECT_EQ(hw.counters[r->dev], sysfs_u64(self->sys, path))
+				TH_LOG("%s", path);
+		if (r->client >= 0 && r->fdinfo) {
+			snprintf(key, sizeof(key), "drm-vgpu-%s", r->fdinfo);
+			EXPECT_EQ(qv.device[r->client], fdinfo_u64(self->dev.fd, key))
+				TH_LOG("%s", key);
+		}
+	}
+	vgpu_bo_close(&self->dev, h);
 }
 
 static int word_in(const char *words, const char *w)

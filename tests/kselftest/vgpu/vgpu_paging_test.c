@@ -9,10 +9,12 @@
  * LRU-2, thrashing, map-remote, prefetch and advice, a job faulting for
  * longer than the job timeout, running out of memory; and coherence: a
  * CPU touch moves one chunk, CPU stores racing migrations and writes
- * through a second mapping (same VM or another process) are never lost.
+ * through a second mapping (same VM or another process) are never lost,
+ * and ptrace sees and writes what the GPU does.
  *
  * Copyright (c) 2026 The vgpu authors
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -348,19 +350,6 @@ TEST_F(paging, fault_batch_limit_param)
 
 #define PVA	(1ull << 36)	/* where the pageable fixture maps */
 
-static int write_str(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fputs(val, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
-}
-
 static int read_str(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");
@@ -392,7 +381,7 @@ static int set_policy(struct vgpu_dev *dev, const char *file, const char *val)
 	char path[256];
 
 	sysfs_path(dev, file, path, sizeof(path));
-	return write_str(path, val);
+	return vgpu_test_write(path, val);
 }
 
 static int set_param(const char *name, const char *val)
@@ -400,7 +389,7 @@ static int set_param(const char *name, const char *val)
 	char path[256];
 
 	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
-	return write_str(path, val);
+	return vgpu_test_write(path, val);
 }
 
 static int get_param(const char *name, char *buf, size_t size)
@@ -594,7 +583,7 @@ TEST_F(pageable, failed_copy_leaves_system_pages)
 	struct drm_vgpu_query_paging pg0, pg;
 	struct drm_vgpu_query_vm qvm;
 	uint64_t *p, *res, i, used0, sum;
-	char fail[PATH_MAX], left[16];
+	char fail[PATH_MAX];
 	struct vgpu_cmd cmd;
 	uint32_t h, rh;
 
@@ -616,14 +605,13 @@ TEST_F(pageable, failed_copy_leaves_system_pages)
 	used0 = vram_mm_used(&self->dev);
 	ASSERT_NE(~0ull, used0);
 
-	ASSERT_EQ(0, write_str(fail, "1"));
+	ASSERT_EQ(0, vgpu_test_write(fail, "1"));
 	vgpu_cmd_init(&cmd);
 	vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
 	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
 	vgpu_cmd_fini(&cmd);
 	EXPECT_EQ(sum, res[0]);
-	ASSERT_EQ(0, read_str(fail, left, sizeof(left)));
-	EXPECT_STREQ("0", left);	/* the failure happened */
+	EXPECT_EQ(0, vgpu_test_read_u64(fail));	/* the failure happened */
 	ASSERT_EQ(0, paging(&self->dev, &pg));
 	EXPECT_EQ(pg0.vm.faults_cancelled, pg.vm.faults_cancelled);
 	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &qvm));
@@ -920,6 +908,79 @@ TEST_F(pageable, prefetch_and_advise)
 	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
 }
 
+/*
+ * Dirtiness comes from the device's DIRTY bits, not from how a chunk is
+ * mapped: chunks mapped writable (by PREFETCH, and by a read fault) but
+ * only read go home without a copy back; a write needs no second fault;
+ * only the chunk written is copied back, and every byte survives.
+ */
+TEST_F(pageable, dirty_bits_decide_copy_back)
+{
+	const uint64_t size = 4 * MiB, chunk = 2 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t *p, *res, i, moved;
+	struct vgpu_cmd cmd;
+	uint32_t h, rh;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(7, i);
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	vgpu_cmd_init(&cmd);
+
+	/* Prefetched (mapped writable), read by the GPU only: no copy back. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(size, moved);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_SYSTEM, &moved));
+	EXPECT_EQ(size, moved);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+	EXPECT_EQ(pg0.vm.evictions + 2, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.bytes_to_system, pg.vm.bytes_to_system);
+	EXPECT_EQ(pg0.device.bytes_to_system, pg.device.bytes_to_system);
+	EXPECT_EQ(vgpu_fnv1a64(p, size), res[0]);	/* the CPU faults them home */
+
+	/* Faulted in by a read, then written: no write-protect fault. */
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_LE(pg.vm.faults + 2, pg0.vm.faults);
+	EXPECT_EQ(pg.vm.bytes_to_vram + size, pg0.vm.bytes_to_vram);
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_fill(&cmd, PVA + chunk, chunk, 0xc3c3c3c3);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+
+	/* Only the written chunk is copied back, and every byte is right. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_SYSTEM, &moved));
+	EXPECT_EQ(size, moved);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(pg.vm.evictions + 2, pg0.vm.evictions);
+	EXPECT_EQ(pg.vm.bytes_to_system + chunk, pg0.vm.bytes_to_system);
+	EXPECT_EQ(pg.device.bytes_to_system + chunk, pg0.device.bytes_to_system);
+	for (i = 0; i < size / 8; i++) {
+		uint64_t want = i >= chunk / 8 ? 0xc3c3c3c3c3c3c3c3ull : pattern(7, i);
+
+		if (p[i] != want)
+			break;
+	}
+	EXPECT_EQ(size / 8, i) TH_LOG("first bad qword %llu", (unsigned long long)i);
+	vgpu_cmd_fini(&cmd);
+	vgpu_bo_unmap(p, size);
+	vgpu_bo_unmap(res, 4096);
+}
+
 /* Automatic prefetch on a sequential stream: far fewer faults. */
 TEST_F(pageable, stream_prefetch)
 {
@@ -1099,6 +1160,75 @@ TEST_F(pageable, cpu_touch_moves_one_chunk)
 	vgpu_bo_unmap((void *)p, size);
 }
 
+/*
+ * ptrace (/proc/<pid>/mem) on a CPU mapping of pageable memory sees what
+ * the GPU wrote to a chunk in VRAM, and what it writes there is what the
+ * GPU reads next: the chunk comes home for the access, and only it.
+ */
+TEST_F(pageable, ptrace_access_sees_the_gpus_writes)
+{
+	const uint64_t size = 4 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t chunk, moved, *res, want;
+	struct vgpu_cmd cmd;
+	uint32_t h, rh, *expect, word;
+	uint8_t *p;
+	off_t at;
+	int mem;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	chunk = pg0.chunk_size;
+	ASSERT_LE(2 * chunk, size);
+	memset(p, 0x11, size);
+	mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, mem);
+
+	/* The GPU fills the second chunk in VRAM; ptrace reads its data. */
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, PVA + chunk, chunk, 0x5a5a5a5a);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	at = (off_t)(uintptr_t)(p + chunk + 4096);
+	ASSERT_EQ(4, pread(mem, &word, 4, at));
+	EXPECT_EQ(0x5a5a5a5au, word);
+	/* That chunk came home, written back; nothing else moved. */
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.evictions + 1, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.bytes_to_system + chunk, pg.vm.bytes_to_system);
+
+	/* Into VRAM again; a ptrace write there is what the GPU then reads. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA + chunk, chunk, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(chunk, moved);
+	word = 0xc0ffee;
+	ASSERT_EQ(4, pwrite(mem, &word, 4, at + 8));
+	vgpu_cmd_reset(&cmd);
+	vgpu_cmd_checksum(&cmd, PVA + chunk, chunk, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	expect = malloc(chunk);
+	ASSERT_NE(NULL, expect);
+	for (uint64_t i = 0; i < chunk / 4; i++)
+		expect[i] = 0x5a5a5a5a;
+	expect[(4096 + 8) / 4] = word;
+	want = vgpu_fnv1a64(expect, chunk);
+	EXPECT_EQ(want, res[0]);
+	/* The CPU's own mapping agrees; the first chunk never left home. */
+	EXPECT_EQ(0, memcmp(expect, p + chunk, chunk));
+	EXPECT_EQ(0x11, p[100]);
+	free(expect);
+	close(mem);
+	vgpu_cmd_fini(&cmd);
+	vgpu_bo_unmap(res, 4096);
+	vgpu_bo_unmap(p, size);
+}
+
 struct cpu_writer {
 	volatile uint64_t *p;
 	uint64_t n;
@@ -1174,7 +1304,8 @@ TEST_F(pageable, cpu_stores_survive_migration)
 	       (unsigned long long)((pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram) >> 20));
 	EXPECT_EQ(0, w.lost);
 	EXPECT_LE(size, pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram);
-	EXPECT_LE(size, pg.vm.bytes_to_system - pg0.vm.bytes_to_system);
+	/* The GPU only read: the CPU's stores stay home, nothing is copied back. */
+	EXPECT_EQ(pg0.vm.bytes_to_system, pg.vm.bytes_to_system);
 
 	/* The last round is whole, for the GPU and for the CPU. */
 	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));

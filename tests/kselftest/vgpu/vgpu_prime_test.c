@@ -12,43 +12,10 @@
 
 #include "kselftest_harness.h"
 #include "vgpu_test.h"
+#include "vgpu_test_vgem.h"
 #include "libvgpu.h"
 
 #define SEC 1000000000ll
-
-/* Exists while vgem.ko is loaded because of this program. */
-#define VGEM_MARK "/tmp/.vgpu_prime_test_loaded_vgem"
-
-/* Open vgem's card node (loading vgem.ko if needed), or -1. */
-static int vgem_open(void)
-{
-	char path[64];
-	int tries, i;
-
-	for (tries = 0; tries < 2; tries++) {
-		for (i = 0; i < 16; i++) {
-			drmVersionPtr v;
-			int fd;
-
-			snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-			fd = open(path, O_RDWR | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			v = drmGetVersion(fd);
-			if (v && !strcmp(v->name, "vgem")) {
-				drmFreeVersion(v);
-				return fd;
-			}
-			drmFreeVersion(v);
-			close(fd);
-		}
-		if (system("modprobe vgem 2>/dev/null") != 0)
-			break;
-		close(open(VGEM_MARK, O_CREAT | O_WRONLY, 0600));
-		usleep(200000);
-	}
-	return -1;
-}
 
 FIXTURE(prime) {
 	struct vgpu_dev a, b;
@@ -65,21 +32,7 @@ FIXTURE_TEARDOWN(prime)
 {
 	vgpu_close(&self->a);
 	vgpu_close(&self->b);
-	/*
-	 * Leave the module list as found (vgem pins drm.ko).  BOs are freed
-	 * asynchronously, so the last reference to vgem may take a moment.
-	 */
-	if (!access(VGEM_MARK, F_OK)) {
-		int i;
-
-		for (i = 0; i < 20; i++) {
-			if (!system("modprobe -r vgem 2>/dev/null")) {
-				unlink(VGEM_MARK);
-				break;
-			}
-			usleep(100000);
-		}
-	}
+	vgem_release();
 }
 
 TEST_F(prime, self_import_same_handle)

@@ -202,6 +202,34 @@ static inline int vgpu_test_sysfs_dir(int fd, char *out, size_t size)
 	return 0;
 }
 
+/* Write @val to a sysfs/debugfs/proc file: 0 or -errno. */
+static inline int vgpu_test_write(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "we");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(val, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* A number from a sysfs file, or ~0 when it cannot be read. */
+static inline uint64_t vgpu_test_read_u64(const char *path)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return ~0ull;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	return ok ? strtoull(buf, NULL, 0) : ~0ull;
+}
+
 /*
  * The path of file @name in the debugfs directory of the device behind
  * render node @fd: 0, or -errno when it is not there (no debugfs).

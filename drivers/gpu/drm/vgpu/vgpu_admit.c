@@ -15,6 +15,7 @@
 #include "vgpu_admit.h"
 #include "vgpu_bo.h"
 #include "vgpu_drv.h"
+#include "vgpu_stats.h"
 
 /**
  * DOC: memory admission
@@ -177,7 +178,7 @@ int vgpu_admit_bo(struct vgpu_device *vdev, struct vgpu_bo *bo)
 	if (st.demand > st.limit && st.demand > before) {
 		vgpu_admit_count_locked(ad, bo, false);
 		spin_unlock(&ad->lock);
-		atomic64_inc(&vdev->stats.admit_refusals);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_ADMIT_REFUSALS, 1);
 		drm_dbg(&vdev->drm, "BO of %zu bytes refused: demand %llu > limit %llu\n",
 			bo->tbo.base.size, st.demand, st.limit);
 		return -ENOMEM;
@@ -255,5 +256,5 @@ void vgpu_admit_print(struct vgpu_device *vdev, struct drm_printer *p)
 	drm_printf(p, "swap-out copy:   %llu KiB\n", st.swap_copy >> 10);
 	drm_printf(p, "limit:           %llu KiB\n", st.limit >> 10);
 	drm_printf(p, "refusals:        %llu\n",
-		   (u64)atomic64_read(&vdev->stats.admit_refusals));
+		   vgpu_stats_read(vdev, VGPU_STAT_ADMIT_REFUSALS));
 }

@@ -27,6 +27,8 @@
 #include "vgpu_fdinfo.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_migrate.h"
+#include "vgpu_stats.h"
+#include "vgpu_ttm.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -69,7 +71,7 @@ static void vgpu_bo_destroy(struct ttm_buffer_object *tbo)
 	drm_gem_object_release(&tbo->base);
 	mutex_destroy(&bo->gpuva_lock);
 	kvfree(bo->chunks);
-	atomic64_dec(&vdev->stats.bo_count);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_BO_COUNT, -1);
 	kfree(bo);
 }
 
@@ -150,7 +152,7 @@ static struct vgpu_bo *vgpu_bo_alloc(struct vgpu_device *vdev, u64 size)
 	bo->tbo.base.funcs = &vgpu_gem_funcs;
 	mutex_init(&bo->gpuva_lock);
 	drm_gem_gpuva_set_lock(&bo->tbo.base, &bo->gpuva_lock);
-	atomic64_inc(&vdev->stats.bo_count);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_BO_COUNT, 1);
 	return bo;
 }
 
@@ -307,12 +309,12 @@ void vgpu_bo_account_move(struct vgpu_device *vdev,
 			  int old_type, u32 new_type)
 {
 	if (old_type == TTM_PL_VRAM && new_type != TTM_PL_VRAM) {
-		atomic64_add(tbo->base.size, &vdev->stats.bytes_to_system);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, tbo->base.size);
 		if (evict)
-			atomic64_inc(&vdev->stats.evictions);
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_EVICTIONS, 1);
 	} else if (old_type >= 0 && old_type != TTM_PL_VRAM &&
 		   new_type == TTM_PL_VRAM) {
-		atomic64_add(tbo->base.size, &vdev->stats.bytes_to_vram);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_VRAM, tbo->base.size);
 	}
 	vgpu_fdinfo_account_move(tbo, evict, old_type, new_type);
 }
@@ -360,7 +362,7 @@ int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo)
 		placement.placement = &tt;
 		placement.num_placement = 1;
 	}
-	atomic64_inc(&vdev->stats.cpu_fault_moves);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_CPU_FAULT_MOVES, 1);
 	return ttm_bo_validate(&bo->tbo, &placement, &ctx);
 }
 
@@ -404,11 +406,55 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+/*
+ * ptrace and /proc/<pid>/mem on a CPU mapping.  Pageable memory is read
+ * and written at home, as a CPU fault sees it: the chunks the access
+ * covers come home first (written back if dirty), all under the BO's
+ * reservation, so no chunk can move into VRAM behind the access.  Other
+ * BOs are TTM's business.
+ */
+static int vgpu_gem_vm_access(struct vm_area_struct *vma, unsigned long addr,
+			      void *buf, int len, int write)
+{
+	struct ttm_buffer_object *tbo = vma->vm_private_data;
+	struct ttm_operation_ctx ctx = { .interruptible = true };
+	struct vgpu_bo *bo = to_vgpu_bo(tbo);
+	unsigned long offset = addr - vma->vm_start +
+		((vma->vm_pgoff - drm_vma_node_start(&tbo->base.vma_node))
+		 << PAGE_SHIFT);
+	pgoff_t page, last, n;
+	int idx, ret;
+
+	if (!bo->chunks)
+		return ttm_bo_vm_access(vma, addr, buf, len, write);
+	if (len < 1 || offset > tbo->base.size || len > tbo->base.size - offset)
+		return -EIO;
+	ret = ttm_bo_reserve(tbo, true, false, NULL);
+	if (ret)
+		return ret;
+	if (!drm_dev_enter(tbo->base.dev, &idx)) {
+		ttm_bo_unreserve(tbo);
+		return -ENODEV;
+	}
+	last = (offset + len - 1) >> PAGE_SHIFT;
+	for (page = offset >> PAGE_SHIFT; page <= last && !ret; page += n) {
+		n = last - page + 1;
+		ret = vgpu_chunk_cpu_fault(bo, page, &n);
+	}
+	if (!ret)
+		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
+	if (!ret)
+		ret = vgpu_ttm_access(tbo, offset, buf, len, write);
+	drm_dev_exit(idx);
+	ttm_bo_unreserve(tbo);
+	return ret;
+}
+
 static const struct vm_operations_struct vgpu_gem_vm_ops = {
 	.fault = vgpu_gem_fault,
 	.open = ttm_bo_vm_open,
 	.close = ttm_bo_vm_close,
-	.access = ttm_bo_vm_access,
+	.access = vgpu_gem_vm_access,
 };
 
 static int vgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
@@ -435,7 +481,7 @@ static int vgpu_gem_pin(struct drm_gem_object *obj)
 	struct ttm_operation_ctx ctx = { .interruptible = true };
 	struct ttm_place tt = { .mem_type = TTM_PL_TT };
 	struct ttm_placement placement = { .num_placement = 1, .placement = &tt };
-	int ret;
+	int idx, ret;
 
 	dma_resv_assert_held(obj->resv);
 	if (bo->tbo.type == ttm_bo_type_sg) {
@@ -445,29 +491,59 @@ static int vgpu_gem_pin(struct drm_gem_object *obj)
 	/* Pageable memory moves behind the importer's back: not shared. */
 	if (bo->chunks)
 		return -EINVAL;
-	/* Another device gets pages: pin the BO in system memory. */
+	/*
+	 * Another device gets pages: pin the BO in system memory.  Inside
+	 * drm_dev_enter(), so that an unplug, which unpopulates every tt
+	 * (vgpu_remove()), sees the importer and keeps its pages.
+	 */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return -ENODEV;
 	ret = ttm_bo_validate(&bo->tbo, &placement, &ctx);
-	if (ret)
-		return ret;
-	ttm_bo_pin(&bo->tbo);
-	return 0;
+	if (!ret) {
+		ttm_bo_pin(&bo->tbo);
+		vgpu_ttm_tt_share(bo->tbo.ttm, true);
+	}
+	drm_dev_exit(idx);
+	return ret;
 }
 
 static void vgpu_gem_unpin(struct drm_gem_object *obj)
 {
+	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
+
 	dma_resv_assert_held(obj->resv);
-	ttm_bo_unpin(&gem_to_vgpu_bo(obj)->tbo);
+	if (bo->tbo.type != ttm_bo_type_sg)
+		vgpu_ttm_tt_share(bo->tbo.ttm, false);
+	ttm_bo_unpin(&bo->tbo);
 }
 
+/*
+ * The pages of an exported BO, for the importer to map.  The importer's
+ * segment limit is not known here, so no segment is longer than what a
+ * device without dma_parms claims (64 KiB, vgem's): the DMA API refuses
+ * longer ones for such a device.
+ */
 static struct sg_table *vgpu_gem_get_sg_table(struct drm_gem_object *obj)
 {
 	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
 	struct ttm_tt *tt = bo->tbo.ttm;
+	struct sg_table *sgt;
+	int ret;
 
 	if (!tt || !tt->pages || !bo->tbo.resource ||
 	    bo->tbo.resource->mem_type != TTM_PL_TT)
 		return ERR_PTR(-EINVAL);
-	return drm_prime_pages_to_sg(obj->dev, tt->pages, tt->num_pages);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table_from_pages_segment(sgt, tt->pages, tt->num_pages, 0,
+						(size_t)tt->num_pages << PAGE_SHIFT,
+						SZ_64K, GFP_KERNEL);
+	if (ret) {
+		kfree(sgt);
+		return ERR_PTR(ret);
+	}
+	return sgt;
 }
 
 /**

@@ -28,6 +28,7 @@
 #include "vgpu_policy.h"
 #include "vgpu_prefetch.h"
 #include "vgpu_pt.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -54,12 +55,8 @@
  *   at every VA (remote mappings, ACCESSED_BY), waiting for the TLB
  *   invalidation — so that no write can land behind the copy; queue the
  *   copy on the device's copy engine; and, once it is done, map it in the
- *   faulting VM (a 2 MiB leaf when the VA is aligned).  Other mappings
- *   fault and map the VRAM copy.  The copy is
- *   mapped read-only unless the fault was a write or the mapping was
- *   already written: a chunk nobody wrote is *clean* and its eviction
- *   costs no copy back (a later write faults with WRITE_DENIED and only
- *   upgrades the entry, which needs no TLB invalidation);
+ *   faulting VM (a 2 MiB leaf when the VA is aligned) with the mapping's
+ *   permissions.  Other mappings fault and map the VRAM copy;
  * - **map remote** (policy ``remote``, a chunk pinned by the thrashing
  *   detector, a chunk advised to prefer system memory, or VRAM that
  *   cannot be found): map the chunk's system pages;
@@ -98,17 +95,35 @@
  * copy back leaves the system pages as they were — the writes made in
  * VRAM since the chunk came in are lost, as VRAM is after a reset.
  *
- * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first removes its
- * entries from every VM that maps it and waits for the TLB invalidation,
- * so the GPU can no longer reach the VRAM copy; then copies a dirty copy
- * back to the system pages (queued in the fault batch when the block goes
- * to another chunk, else waited for); then, for a chunk advised
- * ACCESSED_BY the GPU, maps the system pages in its place once they hold
- * the data (the next access does not fault); and frees the VRAM or hands
- * it over.  Nothing is ever dropped: the system pages always hold the
- * data of a chunk without a dirty VRAM copy.  Copies that cannot even be
- * queued (no memory, pages the engine cannot reach) leave a victim in
- * VRAM, unmapped.
+ * **Dirty** is what the device says: it sets DIRTY in a leaf it writes
+ * through (hardware.rst "Walks, permissions, A/D bits").  A VRAM copy is
+ * dirty once a leaf cleared from it had DIRTY, in any VM and at any VA:
+ * every walk that clears leaves of pageable memory (a fault remapping
+ * the chunk, VM_BIND unbinding it, a VM going away, the eviction itself)
+ * hands them to vgpu_chunk_unmapped(), which marks the chunk.  A chunk
+ * that is only read stays clean however it is mapped, and a write needs
+ * no second fault.
+ *
+ * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first zaps its
+ * entries in every VM that maps it and waits for the TLB invalidation,
+ * so the GPU can no longer reach the VRAM copy; the device's dirty bits
+ * are final only then (a walk that read a leaf before the zap still sets
+ * its bits, and a TLB entry cached with DIRTY writes without setting it
+ * again, but it was set when the entry was cached), so each VM's entries
+ * are zapped a second time after the flush, for bits set in between.
+ * Then a dirty copy is copied back to the system pages (queued in the
+ * fault batch when the block goes to another chunk, else waited for) and
+ * a clean one is not; then, for a chunk advised ACCESSED_BY the GPU, the
+ * system pages are mapped in its place once they hold the data (the next
+ * access does not fault); and the VRAM is freed or handed over.  Nothing
+ * is ever dropped: the system pages always hold the data of a chunk
+ * without a dirty VRAM copy, because nothing but the GPU through the VRAM
+ * copy's leaves can write the chunk while it is in VRAM (its CPU mappings
+ * and system-memory GPU mappings were taken away before the copy in).
+ * Copies that cannot even be queued (no memory, pages the engine cannot
+ * reach) leave a victim in VRAM, unmapped.  Unbinding a range while the
+ * GPU still writes to it has no defined result: bits set after that walk
+ * are not seen.
  *
  * **CPU access** keeps one coherent view: when a chunk moves into VRAM
  * its CPU mappings are zapped, and a CPU fault on a pageable BO first
@@ -132,7 +147,9 @@
  *    comes here with mmap_lock held, as for every TTM BO.
  * 4. &vgpu_paging.lock: every chunk table, the LRU, the prefetch
  *    detectors, the access-counter registers.  Held across a chunk's
- *    whole migration or eviction, copies included.
+ *    whole migration or eviction, copies included.  VM_BIND and a VM's
+ *    teardown take it too, before the BO's gpuva lock, when they unmap
+ *    pageable memory (the dirty bits they clear go to the chunks).
  * 5. The *victim's* &vgpu_bo.gpuva_lock, then each &vgpu_vm.pt_lock it
  *    maps into, then &vgpu_ctx_mgr.lock and &vgpu_tlb.lock (TLB
  *    invalidation); &vgpu_migrate.lock while a copy job is pushed to the
@@ -329,12 +346,14 @@ static int vgpu_chunk_pt_reserve_locked(struct vgpu_vm *vm,
 }
 
 /*
- * Maps the part of chunk @c that mapping @gva covers: its VRAM copy, or
- * its system pages with @remote.  Replaces whatever was mapped there.
+ * Maps the part of chunk @c that mapping @gva covers, with the mapping's
+ * permissions: its VRAM copy, or its system pages with @remote.  Replaces
+ * whatever was mapped there (the dirty bits of a VRAM copy it replaces
+ * stay with the chunk).
  */
 static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 				 struct vgpu_chunk *c, bool remote,
-				 bool writable, struct vgpu_chunk_fault *out)
+				 struct vgpu_chunk_fault *out)
 {
 	struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
 	struct vgpu_device *vdev = vm->vdev;
@@ -346,13 +365,6 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	lockdep_assert_held(&vdev->paging.lock);
 	if (!vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 		return -EINVAL;
-	if (!remote) {
-		/* A copy nobody writes stays clean: no copy back on eviction. */
-		if (!writable && (flags & ~VGPU_PTE_WRITE))
-			flags &= ~VGPU_PTE_WRITE;
-		if (flags & VGPU_PTE_WRITE)
-			c->flags |= VGPU_CHUNK_DIRTY;
-	}
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
 	ret = vgpu_chunk_pt_reserve_locked(vm, &up,
@@ -360,21 +372,12 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 					   vgpu_pt_pages_for_unmap(va, size));
 	if (ret)
 		return ret;
-	mutex_lock(&vm->pt_lock);
-	if (!vm->root) {
-		ret = -ENOENT;
-	} else {
-		vgpu_pt_unmap(&up, vm->root, va, size);
-		if (remote)
-			ret = vgpu_pt_map(&up, vm->root, va, size, tbo,
-					  tbo->resource, off, flags);
-		else
-			vgpu_pt_map_linear(&up, vm->root, va,
-					   c->vram + off - vgpu_chunk_offset(vdev, c),
-					   size, flags);
-	}
-	vgpu_vm_pt_commit_locked(vm, &up);
-	mutex_unlock(&vm->pt_lock);
+	if (remote)
+		ret = vgpu_vm_pt_remap(vm, &up, gva, va, size, tbo, off, flags);
+	else
+		ret = vgpu_vm_pt_remap(vm, &up, gva, va, size, NULL,
+				       c->vram + off - vgpu_chunk_offset(vdev, c),
+				       flags);
 	if (!ret && out) {
 		out->map_start = va;
 		out->map_end = va + size;
@@ -385,44 +388,44 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 
 /*
  * Removes chunk @c from every VM that maps it, at every VA, and waits for
- * the TLBs.  With @evict, counts an eviction (and @bytes written back) in
- * each such VM.
+ * the TLBs; the device's dirty bits are final then (vgpu_vm_pt_zap()).
+ * With @evict, counts an eviction in each such VM, and the bytes to write
+ * back in each that wrote the copy (or all, for a copy already dirty).
+ *
+ * Return: whether the VRAM copy is dirty.
  */
-static void vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
-					struct vgpu_chunk *c, bool evict,
-					u64 bytes)
+static bool vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
+					struct vgpu_chunk *c, bool evict)
 {
 	struct drm_gem_object *obj = &c->bo->tbo.base;
+	bool was_dirty = c->flags & VGPU_CHUNK_DIRTY;
+	u64 csize = vgpu_chunk_size(vdev);
 	struct drm_gpuvm_bo *vm_bo;
 
 	lockdep_assert_held(&vdev->paging.lock);
 	mutex_lock(&c->bo->gpuva_lock);
 	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
 		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
-		struct vgpu_pt_update up;
 		struct drm_gpuva *gva;
-		bool counted = false;
-		u64 va, size, off;
+		bool mapped = false;
+		u64 va, size, off, ad = 0;
 
-		vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-		mutex_lock(&vm->pt_lock);
 		drm_gpuvm_bo_for_each_va(gva, vm_bo) {
-			if (!vm->root || !vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
+			if (!vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 				continue;
+			mapped = true;
 			/* Leaves never straddle chunks: nothing to split. */
-			vgpu_pt_unmap(&up, vm->root, va, size);
-			if (evict && !counted) {
-				atomic64_inc(&vm->ctr.evictions);
-				atomic64_inc(&vm->paging_ctr.evictions);
-				atomic64_add(bytes, &vm->ctr.bytes_to_system);
-				atomic64_add(bytes, &vm->paging_ctr.bytes_to_system);
-				counted = true;
-			}
+			ad |= vgpu_vm_pt_zap(vm, gva, va, size);
 		}
-		vgpu_vm_pt_commit_locked(vm, &up);
-		mutex_unlock(&vm->pt_lock);
+		if (evict && mapped) {
+			u64 bytes = was_dirty || (ad & VGPU_PTE_DIRTY) ? csize : 0;
+
+			vgpu_stats_vm_add(vm, VGPU_STAT_EVICTIONS, 1);
+			vgpu_stats_vm_add(vm, VGPU_STAT_BYTES_TO_SYSTEM, bytes);
+		}
 	}
 	mutex_unlock(&c->bo->gpuva_lock);
+	return c->flags & VGPU_CHUNK_DIRTY;
 }
 
 /* ACCESSED_BY: point every mapping of @c at its system pages again. */
@@ -447,25 +450,20 @@ static void vgpu_chunk_map_all_remote_locked(struct vgpu_device *vdev,
 		struct drm_gpuva *gva;
 		u64 va, size, off;
 
-		vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-		mutex_lock(&vm->pt_lock);
 		drm_gpuvm_bo_for_each_va(gva, vm_bo) {
-			if (!vm->root || left < per ||
+			if (left < per ||
 			    !vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 				continue;
 			vma = container_of(gva, struct vgpu_vma, base);
-			up.reserved += per;
+			/* What the batch does not use goes back with it. */
+			vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
+			up.reserved = per;
 			left -= per;
-			if (!vgpu_pt_map(&up, vm->root, va, size, tbo,
-					 tbo->resource, off, vma->pte_flags)) {
-				atomic64_inc(&vm->paging_ctr.remote_maps);
-				atomic64_inc(&vdev->paging.ctr.remote_maps);
+			if (!vgpu_vm_pt_remap(vm, &up, gva, va, size, tbo, off,
+					      vma->pte_flags)) {
+				vgpu_stats_add(vdev, vm, VGPU_STAT_REMOTE_MAPS, 1);
 			}
-			left += up.reserved;
-			up.reserved = 0;
 		}
-		vgpu_vm_pt_commit_locked(vm, &up);
-		mutex_unlock(&vm->pt_lock);
 	}
 	mutex_unlock(&c->bo->gpuva_lock);
 	vgpu_pt_pool_unreserve(vdev, left);
@@ -498,7 +496,7 @@ static void vgpu_chunk_prefetch_used_locked(struct vgpu_device *vdev,
 	if (!(c->flags & VGPU_CHUNK_PREFETCHED))
 		return;
 	c->flags &= ~VGPU_CHUNK_PREFETCHED;
-	atomic64_add(vgpu_chunk_size(vdev), &vdev->paging.ctr.prefetch_used_bytes);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_USED_BYTES, vgpu_chunk_size(vdev));
 }
 
 /*
@@ -707,7 +705,6 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 {
 	struct vgpu_paging *pg = &vdev->paging;
 	u64 size = vgpu_chunk_size(vdev);
-	bool dirty = c->flags & VGPU_CHUNK_DIRTY;
 	struct gpu_buddy_block *block;
 	int ret;
 
@@ -716,10 +713,12 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 		return -EBUSY;
 	if (!keep)
 		cb = NULL;
-	/* 1. The GPU can no longer reach the copy once the TLBs are clean. */
-	vgpu_chunk_unmap_all_locked(vdev, c, true, dirty ? size : 0);
-	/* 2. Its bytes go home. */
-	if (dirty) {
+	/*
+	 * 1. The GPU can no longer reach the copy once the TLBs are clean,
+	 * and only then are the device's dirty bits final.  2. Its bytes go
+	 * home if any mapping wrote them.
+	 */
+	if (vgpu_chunk_unmap_all_locked(vdev, c, true)) {
 		ret = vgpu_chunk_copy_locked(vdev, c, cb, c->vram, false);
 		if (ret == -EOPNOTSUPP || ret == -ENXIO || ret == -ENOMEM) {
 			/* Stays in VRAM, unmapped: the next fault maps it. */
@@ -727,15 +726,14 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 			return ret;
 		}
 		/* A failed job leaves the system pages as they were. */
-		atomic64_add(size, &pg->ctr.bytes_to_system);
-		atomic64_add(size, &vdev->stats.bytes_to_system);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, size);
 	}
 
 	if (c->flags & VGPU_CHUNK_PREFETCHED) {
 		if (vgpu_chunk_read_ctr(vdev, c) != c->ev.ctr_snap)
 			vgpu_chunk_prefetch_used_locked(vdev, c);
 		else
-			atomic64_add(size, &pg->ctr.prefetch_wasted_bytes);
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_WASTED_BYTES, size);
 	}
 	c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
 	block = vgpu_chunk_take_vram_locked(vdev, c);
@@ -743,8 +741,7 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 		*keep = block;
 	else
 		vgpu_vram_mgr_free_chunk(vdev, block);
-	atomic64_inc(&pg->ctr.evictions);
-	atomic64_inc(&vdev->stats.evictions);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_EVICTIONS, 1);
 	if (c->copy) {
 		/* 3. and the rest when the copy back is done. */
 		c->flags |= VGPU_CHUNK_WRITEBACK;
@@ -838,7 +835,7 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	unmap_mapping_range(tbo->bdev->dev_mapping,
 			    drm_vma_node_offset_addr(&tbo->base.vma_node) + off,
 			    size, 1);
-	vgpu_chunk_unmap_all_locked(vdev, c, false, 0);
+	vgpu_chunk_unmap_all_locked(vdev, c, false);
 	ret = vgpu_chunk_copy_locked(vdev, c, cb, vram, true);
 	if (ret) {
 		/* A victim's copy back may still read the block. */
@@ -863,14 +860,9 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	else
 		vgpu_evict_lru_touch(&pg->lru, &c->ev);
 
-	atomic64_add(size, &vm->paging_ctr.bytes_to_vram);
-	atomic64_add(size, &vm->ctr.bytes_to_vram);
-	atomic64_add(size, &pg->ctr.bytes_to_vram);
-	atomic64_add(size, &vdev->stats.bytes_to_vram);
-	if (prefetch) {
-		atomic64_add(size, &vm->paging_ctr.prefetch_bytes);
-		atomic64_add(size, &pg->ctr.prefetch_bytes);
-	}
+	vgpu_stats_add(vdev, vm, VGPU_STAT_BYTES_TO_VRAM, size);
+	if (prefetch)
+		vgpu_stats_add(vdev, vm, VGPU_STAT_PREFETCH_BYTES, size);
 	return 0;
 }
 
@@ -954,10 +946,40 @@ static int vgpu_chunk_lock_bo(struct vgpu_bo *bo, struct vgpu_chunk_batch *cb)
 	return ret;
 }
 
+/**
+ * vgpu_chunk_unmapped() - a leaf of pageable memory was cleared
+ * @arg: the &struct drm_gpuva it belonged to
+ * @level: its level
+ * @va: its first VA
+ * @pte: the leaf as it was
+ * @table: false (a leaf)
+ *
+ * A &vgpu_pt_visit_fn for every walk that clears leaves of pageable
+ * memory: a VRAM leaf the device wrote through (DIRTY) makes its chunk's
+ * VRAM copy dirty, so that eviction copies it back.  Leaves in system
+ * memory wrote the system pages themselves.
+ *
+ * Context: &vgpu_paging.lock held.
+ */
+void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
+			 bool table)
+{
+	struct drm_gpuva *gva = arg;
+	struct vgpu_bo *bo = gem_to_vgpu_bo(gva->gem.obj);
+	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
+	struct vgpu_chunk *c;
+
+	lockdep_assert_held(&vdev->paging.lock);
+	if (table || (pte & VGPU_PTE_SYSTEM) || !(pte & VGPU_PTE_DIRTY))
+		return;
+	c = vgpu_chunk_at(vdev, gva, bo, va);
+	if (c->block)
+		c->flags |= VGPU_CHUNK_DIRTY;
+}
+
 static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 {
-	atomic64_inc(&vm->paging_ctr.thrash_events);
-	atomic64_inc(&vm->vdev->paging.ctr.thrash_events);
+	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_THRASH_EVENTS, 1);
 }
 
 /*
@@ -971,20 +993,18 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
-	bool write = f->access_mask & BIT(VGPU_ACCESS_WRITE);
 	bool remote = vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE ||
 		      (c->flags & VGPU_CHUNK_PREF_SYSTEM);
 	u64 now = ktime_get_ns();
 	int ret;
 
 	if (c->block) {
-		/* In VRAM already: prefetched, another VM's, or upgraded. */
+		/* In VRAM already: prefetched, another VM's, or zapped. */
 		vgpu_evict_lru_touch(&pg->lru, &c->ev);
 		vgpu_chunk_prefetch_used_locked(vdev, c);
 		if (!f->deferred || f->res != VGPU_FAULT_RES_MIGRATED)
 			f->res = VGPU_FAULT_RES_REBOUND;
-		return vgpu_chunk_map_locked(vm, gva, c, false,
-					     write || (c->flags & VGPU_CHUNK_DIRTY), f);
+		return vgpu_chunk_map_locked(vm, gva, c, false, f);
 	}
 	if (!remote && vgpu_thrash_pinned(&c->thrash, now)) {
 		remote = true;
@@ -1000,17 +1020,16 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 			/* Mapped once the copy is done. */
 			if (c->copy)
 				return -EINPROGRESS;
-			return vgpu_chunk_map_locked(vm, gva, c, false, write, f);
+			return vgpu_chunk_map_locked(vm, gva, c, false, f);
 		}
 		/* No VRAM to be had: serve the access from system memory. */
 		if (ret != -ENOSPC && ret != -EOPNOTSUPP)
 			return ret;
 	}
-	ret = vgpu_chunk_map_locked(vm, gva, c, true, true, f);
+	ret = vgpu_chunk_map_locked(vm, gva, c, true, f);
 	if (!ret) {
 		f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
-		atomic64_inc(&vm->paging_ctr.remote_maps);
-		atomic64_inc(&pg->ctr.remote_maps);
+		vgpu_stats_add(vdev, vm, VGPU_STAT_REMOTE_MAPS, 1);
 	}
 	return ret;
 }
@@ -1020,7 +1039,7 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
  * With @cb the copy is queued there and the mapping written by
  * vgpu_chunk_batch_finish().
  */
-static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable,
+static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 				  struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
@@ -1041,18 +1060,15 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable,
 		ret = vgpu_chunk_grow((void **)&cb->maps, &cb->max_maps,
 				      cb->nr_maps + 1, sizeof(*cb->maps));
 	mutex_lock(&pg->lock);
-	writable = writable && !(c->flags & VGPU_CHUNK_READ_MOSTLY);
 	if (!ret && !c->block && !c->copy && !(c->flags & VGPU_CHUNK_PREF_SYSTEM) &&
 	    !vgpu_thrash_pinned(&c->thrash, ktime_get_ns())) {
 		ret = vgpu_chunk_migrate_in_locked(vm, c, true, cb);
 		if (!ret && c->copy)
 			cb->maps[cb->nr_maps++] = (struct vgpu_chunk_map) {
 				.vm = vgpu_vm_get(vm), .va = va,
-				.writable = writable,
 			};
 		else if (!ret)
-			ret = vgpu_chunk_map_locked(vm, gva, c, false, writable,
-						    NULL);
+			ret = vgpu_chunk_map_locked(vm, gva, c, false, NULL);
 	}
 	mutex_unlock(&pg->lock);
 	dma_resv_unlock(bo->tbo.base.resv);
@@ -1077,9 +1093,7 @@ static void vgpu_chunk_map_va(const struct vgpu_chunk_map *m)
 	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
 	/* Gone again, or failed: the GPU faults on it instead. */
 	if (c->block)
-		vgpu_chunk_map_locked(vm, gva, c, false,
-				      m->writable || (c->flags & VGPU_CHUNK_DIRTY),
-				      NULL);
+		vgpu_chunk_map_locked(vm, gva, c, false, NULL);
 	mutex_unlock(&vdev->paging.lock);
 	dma_resv_unlock(bo->tbo.base.resv);
 out:
@@ -1168,6 +1182,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 	unsigned int i, n = 0;
 	int ret;
 
+	/* WRITE_DENIED: a write through a read-only mapping, -EACCES below. */
 	if (f->reason != VGPU_FAULT_NOT_PRESENT &&
 	    f->reason != VGPU_FAULT_WRITE_DENIED)
 		return -EFAULT;
@@ -1209,9 +1224,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 
 	/* One BO at a time: the fault's reservation is dropped. */
 	for (i = 0; i < n; i++)
-		if (vgpu_chunk_prefetch_va(vm, sugg[i] << pg->chunk_shift,
-					   f->access_mask & BIT(VGPU_ACCESS_WRITE),
-					   cb))
+		if (vgpu_chunk_prefetch_va(vm, sugg[i] << pg->chunk_shift, cb))
 			break;
 out:
 	up_read(&vm->lock);
@@ -1278,9 +1291,6 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 {
 	struct vgpu_chunk_place_args *a = arg;
 	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
-	bool writable = (vma->pte_flags & VGPU_PTE_WRITE) &&
-			!(c->flags & VGPU_CHUNK_READ_MOSTLY);
 	int ret;
 
 	if (a->placement == DRM_VGPU_PLACE_SYSTEM) {
@@ -1298,9 +1308,8 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		a->moved += vgpu_chunk_size(vdev);
 	} else {
 		c->batch = vdev->paging.batch_seq;
-		writable |= c->flags & VGPU_CHUNK_DIRTY;
 	}
-	return vgpu_chunk_map_locked(vm, gva, c, false, writable, NULL);
+	return vgpu_chunk_map_locked(vm, gva, c, false, NULL);
 }
 
 /**
@@ -1381,8 +1390,9 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
  *
  * - PREFERRED_PLACEMENT system: the chunks leave VRAM now and faults map
  *   them remotely; VRAM: they come in now and are evicted last;
- * - READ_MOSTLY: prefetch maps the VRAM copy read-only, so it stays clean
- *   (eviction without copy back) until the GPU really writes;
+ * - READ_MOSTLY: recorded per chunk; it changes nothing yet (a chunk that
+ *   is only read is evicted without copy back anyway, see "Pageable BOs
+ *   and chunk migration");
  * - ACCESSED_BY GPU: an evicted chunk is mapped in system memory instead
  *   of being unmapped: the GPU never faults on it.
  *

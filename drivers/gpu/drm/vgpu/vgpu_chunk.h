@@ -53,5 +53,7 @@ int vgpu_chunk_place_range(struct vgpu_vm *vm, u64 va, u64 range,
 			   u32 placement, u64 *moved);
 int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,
 			    u32 advice, u64 value, u64 *moved);
+void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
+			 bool table);
 
 #endif /* __VGPU_CHUNK_H__ */

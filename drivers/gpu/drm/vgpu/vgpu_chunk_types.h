@@ -18,7 +18,7 @@ struct vgpu_bo;
 struct vgpu_vm;
 
 /* &vgpu_chunk.flags */
-/** VGPU_CHUNK_DIRTY - the VRAM copy was mapped writable: copy back on eviction */
+/** VGPU_CHUNK_DIRTY - the device wrote the VRAM copy (a DIRTY leaf): copy back on eviction */
 #define VGPU_CHUNK_DIRTY	BIT(0)
 /** VGPU_CHUNK_PREFETCHED - moved in ahead of use, no access seen yet */
 #define VGPU_CHUNK_PREFETCHED	BIT(1)
@@ -83,12 +83,10 @@ struct vgpu_bo_chunks {
  * struct vgpu_chunk_map - a mapping to write once a batch's copies are done
  * @vm: the VM (a reference).
  * @va: VA of the chunk in @vm.
- * @writable: map it writable.
  */
 struct vgpu_chunk_map {
 	struct vgpu_vm *vm;
 	u64 va;
-	bool writable;
 };
 
 /**

@@ -11,6 +11,7 @@
 
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
+#include "vgpu_stats.h"
 #include "vgpu_tlb.h"
 #include "vgpu_vm.h"
 
@@ -183,8 +184,8 @@ int vgpu_ctx_get(struct vgpu_vm *vm)
 	}
 
 	ret = vgpu_ctx_attach_locked(vdev, vm, ctx);
-	atomic64_inc(&vm->ctr.tlb_invalidations);
-	atomic64_inc(&vm->ctr.context_switches);
+	vgpu_stats_vm_add(vm, VGPU_STAT_TLB_INVALIDATIONS, 1);
+	vgpu_stats_vm_add(vm, VGPU_STAT_CONTEXT_SWITCHES, 1);
 	if (ret) {
 		vgpu_ctx_detach_locked(vdev, vm);
 		goto out;
@@ -328,7 +329,7 @@ int vgpu_ctx_inval_range(struct vgpu_vm *vm, u64 va, u64 size)
 	mutex_lock(&mgr->lock);
 	if (vm->hw_ctx >= 0) {
 		ret = vgpu_tlb_inval_range(vm->vdev, vm->hw_ctx, va, size);
-		atomic64_inc(&vm->ctr.tlb_invalidations);
+		vgpu_stats_vm_add(vm, VGPU_STAT_TLB_INVALIDATIONS, 1);
 	}
 	mutex_unlock(&mgr->lock);
 	return ret;
@@ -381,25 +382,59 @@ struct vgpu_vm *vgpu_ctx_owner_get(struct vgpu_device *vdev, u32 ctx)
 }
 
 /**
- * vgpu_ctx_restore() - rewrite every root after a device reset
- * @vdev: vgpu device, freshly reset (TLBs and counters empty)
+ * vgpu_ctx_fold_counters_locked() - keep what the counters counted so far
+ * @vdev: vgpu device, about to zero its counters (COUNTERS_RESET or a
+ *	device reset)
+ *
+ * Folds each owning VM's share of its context's counters into the VM's
+ * accumulator and moves its base snapshot to zero, and adds the
+ * %VGPU_CTR_KEPT global counters to &vgpu_device.ctr_kept, so that neither
+ * per-client counters nor the kept ones go backwards when the device's
+ * counters are zeroed.
+ *
+ * Context: &vgpu_ctx_mgr.lock held, device reachable (drm_dev_enter()).
  */
-void vgpu_ctx_restore(struct vgpu_device *vdev)
+void vgpu_ctx_fold_counters_locked(struct vgpu_device *vdev)
+{
+	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
+	unsigned int c, i;
+
+	lockdep_assert_held(&mgr->lock);
+	for (c = 0; c < VGPU_NUM_CONTEXTS; c++) {
+		struct vgpu_vm *vm = mgr->owner[c];
+
+		if (!vm)
+			continue;
+		for (i = 0; i < VGPU_CTR_NR; i++) {
+			u64 now = vgpu_rd64(vdev, VGPU_COUNTER_CTX(c, i));
+
+			vm->ctr_acc[i] += now - vm->ctr_base[i];
+			vm->ctr_base[i] = 0;
+		}
+	}
+	for (i = 0; i < VGPU_CTR_NR; i++)
+		if (VGPU_CTR_KEPT & BIT(i))
+			vdev->ctr_kept[i] += vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i));
+}
+
+/**
+ * vgpu_ctx_restore_locked() - rewrite every root after a device reset
+ * @vdev: vgpu device, freshly reset (TLBs and counters empty); its
+ *	counters were folded before the reset (vgpu_ctx_fold_counters_locked())
+ *
+ * Context: &vgpu_ctx_mgr.lock held.
+ */
+void vgpu_ctx_restore_locked(struct vgpu_device *vdev)
 {
 	struct vgpu_ctx_mgr *mgr = &vdev->ctx;
 	int i;
 
-	mutex_lock(&mgr->lock);
+	lockdep_assert_held(&mgr->lock);
 	for (i = 0; i < mgr->count; i++) {
 		struct vgpu_vm *vm = mgr->owner[i];
-		int c;
 
-		if (!vm)
-			continue;
-		for (c = 0; c < VGPU_CTR_NR; c++)
-			vm->ctr_base[c] = 0;
-		vgpu_wr64(vdev, VGPU_CTX_REG(i, VGPU_CTX_ROOT_LO),
-			  vgpu_vm_root_desc(vm));
+		if (vm)
+			vgpu_wr64(vdev, VGPU_CTX_REG(i, VGPU_CTX_ROOT_LO),
+				  vgpu_vm_root_desc(vm));
 	}
-	mutex_unlock(&mgr->lock);
 }

@@ -54,6 +54,7 @@ void vgpu_ctx_release(struct vgpu_vm *vm);
 int vgpu_ctx_inval_range(struct vgpu_vm *vm, u64 va, u64 size);
 void vgpu_ctx_counters(struct vgpu_vm *vm, u64 *out, int *hw_ctx);
 struct vgpu_vm *vgpu_ctx_owner_get(struct vgpu_device *vdev, u32 ctx);
-void vgpu_ctx_restore(struct vgpu_device *vdev);
+void vgpu_ctx_fold_counters_locked(struct vgpu_device *vdev);
+void vgpu_ctx_restore_locked(struct vgpu_device *vdev);
 
 #endif /* __VGPU_CTX_H__ */

@@ -28,7 +28,9 @@
 #include "vgpu_file.h"
 #include "vgpu_policy.h"
 #include "vgpu_pt.h"
+#include "vgpu_pt_geom.h"
 #include "vgpu_query.h"
+#include "vgpu_stats.h"
 #include "vgpu_sysfs.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
@@ -53,16 +55,20 @@
  *   limit) and the number of refusals; see "memory admission".
  * - ``counters``: the device's counters, global and per context (with the
  *   owning client), TLB hit rates, and the driver's eviction, migration
- *   and fault counters.
+ *   and fault counters: the lines of the counter registry marked for
+ *   debugfs, by group (vgpu_stats.c).
  * - ``reset_counters`` (write-only): writing 1 zeroes the device counters
  *   (CONTROL.COUNTERS_RESET) and the driver's device-wide counters.
  *   Per-client counters (fdinfo) are not reset: they stay monotonic, and
  *   so do the strict-mode counters (``STRICT_STALE``,
  *   ``STRICT_BAD_CONTEXT``), whose counts since probe every view keeps
  *   showing, so that a reset cannot hide a stale-TLB use.
+ * - ``reset`` (write-only): writing 1 resets the whole device now, as the
+ *   driver does when the device stops answering (see "device reset"), and
+ *   returns when it runs again.
  *
  * The files read live state under the locks that protect it; none of
- * them changes anything except ``reset_counters``.
+ * them changes anything except ``reset_counters`` and ``reset``.
  */
 
 static struct vgpu_device *m_to_vgpu(struct seq_file *m)
@@ -327,6 +333,7 @@ static int vgpu_debugfs_vms(struct seq_file *m, void *data)
  * address range with the same flags and page size.
  */
 struct vgpu_pt_run {
+	struct seq_file *m;
 	u64 va, size, addr, flags, page;
 	u64 entries;
 	unsigned int tables[VGPU_PT_LEVELS];
@@ -373,43 +380,36 @@ static void vgpu_pt_run_add(struct seq_file *m, struct vgpu_pt_run *r, u64 va,
 	r->entries = 1;
 }
 
-static void vgpu_pt_dump(struct seq_file *m, struct vgpu_pt_run *r,
-			 struct vgpu_pt *pt, u64 base)
+/* A walker READ visit: one entry of the tree. */
+static void vgpu_pt_dump_entry(void *arg, unsigned int level, u64 va, u64 pte,
+			       bool table)
 {
-	unsigned int i;
+	struct vgpu_pt_run *r = arg;
 
-	r->tables[pt->level]++;
-	for (i = 0; i < VGPU_PT_ENTRIES; i++) {
-		u64 va = base + ((u64)i << VGPU_PT_LEVEL_SHIFT(pt->level));
-		u64 pte;
-
-		if (pt->level && pt->children && pt->children[i]) {
-			vgpu_pt_dump(m, r, pt->children[i], va);
-			continue;
-		}
-		pte = readq(pt->page.cpu + i * sizeof(u64));
-		if (!(pte & VGPU_PTE_VALID))
-			continue;
-		if (!pt->level)
-			vgpu_pt_run_add(m, r, va, pte,
-					pte & VGPU_PTE_FRAG64K ? SZ_64K : SZ_4K);
-		else if (pte & VGPU_PTE_LEAF)
-			vgpu_pt_run_add(m, r, va, pte,
-					1ull << VGPU_PT_LEVEL_SHIFT(pt->level));
-		else
-			seq_printf(m, "  0x%012llx: level %u entry 0x%016llx has no table\n",
-				   va, pt->level, pte);
-	}
+	if (table)
+		r->tables[level - 1]++;
+	else if (!level)
+		vgpu_pt_run_add(r->m, r, va, pte,
+				pte & VGPU_PTE_FRAG64K ? SZ_64K : SZ_4K);
+	else if (pte & VGPU_PTE_LEAF)
+		vgpu_pt_run_add(r->m, r, va, pte,
+				1ull << VGPU_PT_LEVEL_SHIFT(level));
+	else
+		seq_printf(r->m, "  0x%012llx: level %u entry 0x%016llx has no table\n",
+			   va, level, pte);
 }
 
 static void vgpu_debugfs_vm_pt(struct seq_file *m, struct vgpu_pt_run *r,
 			       struct vgpu_vm *vm)
 {
 	memset(r, 0, sizeof(*r));
+	r->m = m;
 	mutex_lock(&vm->pt_lock);
 	if (vm->root) {
 		seq_printf(m, "  root 0x%011llx\n", vm->root->page.addr);
-		vgpu_pt_dump(m, r, vm->root, 0);
+		r->tables[VGPU_PT_LEVELS - 1]++;
+		vgpu_pt_walk(VGPU_PT_OP_READ, NULL, vm->root, 0, VGPU_VA_END,
+			     NULL, 0, vgpu_pt_dump_entry, r);
 		vgpu_pt_run_flush(m, r);
 	}
 	mutex_unlock(&vm->pt_lock);
@@ -448,6 +448,10 @@ static int vgpu_debugfs_page_tables(struct seq_file *m, void *data)
 		mutex_unlock(&vfile->lock);
 	}
 	mutex_unlock(&vdev->drm.filelist_mutex);
+	if (READ_ONCE(vdev->migrate.ready)) {
+		seq_puts(m, "kernel (copy engine)\n");
+		vgpu_debugfs_vm_pt(m, r, vdev->migrate.vm);
+	}
 	drm_dev_exit(idx);
 	kfree(r);
 	return 0;
@@ -473,50 +477,9 @@ static int vgpu_debugfs_admission(struct seq_file *m, void *data)
 
 /* ----------------------------------------------------------- counters --- */
 
-static void vgpu_debugfs_hit_rate(struct seq_file *m, const char *name,
-				  u64 hits, u64 misses)
-{
-	u64 total = hits + misses;
-	u64 permille = total ? div64_u64(hits * 1000, total) : 0;
-
-	seq_printf(m, "%-22s %llu.%llu%%\n", name, permille / 10, permille % 10);
-}
-
-static void vgpu_debugfs_bank(struct seq_file *m, const u64 *ctr)
-{
-	unsigned int i;
-
-	for (i = 0; i < VGPU_CTR_NR; i++)
-		seq_printf(m, "%-22s %llu\n", vgpu_hw_counter_name(i), ctr[i]);
-	vgpu_debugfs_hit_rate(m, "tlb_l1_hit_rate", ctr[VGPU_CTR_L1_HIT],
-			      ctr[VGPU_CTR_L1_MISS]);
-	vgpu_debugfs_hit_rate(m, "tlb_l2_hit_rate", ctr[VGPU_CTR_L2_HIT],
-			      ctr[VGPU_CTR_L2_MISS]);
-}
-
-#define vgpu_debugfs_ctr(m, c, field) \
-	seq_printf(m, "%-22s %llu\n", #field, (u64)atomic64_read(&(c)->field))
-
-static void vgpu_debugfs_paging(struct seq_file *m,
-				const struct vgpu_paging_counters *c)
-{
-	vgpu_debugfs_ctr(m, c, faults);
-	vgpu_debugfs_ctr(m, c, fault_batches);
-	vgpu_debugfs_ctr(m, c, fault_duplicates);
-	vgpu_debugfs_ctr(m, c, faults_resolved);
-	vgpu_debugfs_ctr(m, c, faults_cancelled);
-	vgpu_debugfs_ctr(m, c, remote_maps);
-	vgpu_debugfs_ctr(m, c, thrash_events);
-	vgpu_debugfs_ctr(m, c, prefetch_bytes);
-	vgpu_debugfs_ctr(m, c, prefetch_used_bytes);
-	vgpu_debugfs_ctr(m, c, prefetch_wasted_bytes);
-	vgpu_debugfs_ctr(m, c, fault_ns);
-}
-
 static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 {
 	struct vgpu_device *vdev = m_to_vgpu(m);
-	struct vgpu_vram_stats st;
 	u64 ctr[VGPU_CTR_NR];
 	unsigned int c, i;
 	int idx;
@@ -527,7 +490,7 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 	seq_puts(m, "[device]\n");
 	for (i = 0; i < VGPU_CTR_NR; i++)
 		ctr[i] = vgpu_counter_read(vdev, i);
-	vgpu_debugfs_bank(m, ctr);
+	vgpu_stats_debugfs_bank(m, ctr);
 
 	mutex_lock(&vdev->ctx.lock);
 	for (c = 0; c < vdev->num_contexts && c < VGPU_NUM_CONTEXTS; c++) {
@@ -541,34 +504,12 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 			seq_printf(m, "\n[context %u: client %llu]\n", c, vm->client_id);
 		else
 			seq_printf(m, "\n[context %u: kernel]\n", c);
-		vgpu_debugfs_bank(m, ctr);
+		vgpu_stats_debugfs_bank(m, ctr);
 	}
 	mutex_unlock(&vdev->ctx.lock);
 	drm_dev_exit(idx);
 
-	vgpu_vram_mgr_stats(vdev, &st);
-	seq_puts(m, "\n[driver]\n");
-	seq_printf(m, "%-22s %llu\n", "evictions",
-		   (u64)atomic64_read(&vdev->stats.evictions));
-	seq_printf(m, "%-22s %llu\n", "bytes_to_vram",
-		   (u64)atomic64_read(&vdev->stats.bytes_to_vram));
-	seq_printf(m, "%-22s %llu\n", "bytes_to_system",
-		   (u64)atomic64_read(&vdev->stats.bytes_to_system));
-	seq_printf(m, "%-22s %llu\n", "cpu_fault_moves",
-		   (u64)atomic64_read(&vdev->stats.cpu_fault_moves));
-	seq_printf(m, "%-22s %llu\n", "bo_count",
-		   (u64)atomic64_read(&vdev->stats.bo_count));
-	seq_printf(m, "%-22s %llu\n", "vram_allocs", st.allocs);
-	seq_printf(m, "%-22s %llu\n", "vram_alloc_failures", st.failures);
-	seq_printf(m, "%-22s %llu\n", "vram_contiguous", st.contiguous);
-	seq_printf(m, "%-22s %llu\n", "vram_peak_used", st.peak_used);
-	mutex_lock(&vdev->ctx.lock);
-	seq_printf(m, "%-22s %llu\n", "context_steals", vdev->ctx.steals);
-	mutex_unlock(&vdev->ctx.lock);
-	seq_printf(m, "%-22s %llu\n", "fault_records_read",
-		   READ_ONCE(vdev->fault.total));
-	seq_puts(m, "\n[paging]\n");
-	vgpu_debugfs_paging(m, &vdev->paging.ctr);
+	vgpu_stats_debugfs_show(vdev, m);
 	seq_puts(m, "\n[policy]\n");
 	seq_printf(m, "%-22s %s\n", "eviction_policy",
 		   vgpu_policy_evict_name(vgpu_policy_evict(vdev)));
@@ -579,25 +520,14 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
 
 /* ----------------------------------------------------- reset_counters --- */
 
-/* Every field of &struct vgpu_paging_counters is an atomic64_t. */
-static void vgpu_paging_counters_reset(struct vgpu_paging_counters *ctr)
-{
-	atomic64_t *v = (atomic64_t *)ctr;
-	unsigned int i;
-
-	BUILD_BUG_ON(sizeof(*ctr) % sizeof(atomic64_t));
-	for (i = 0; i < sizeof(*ctr) / sizeof(atomic64_t); i++)
-		atomic64_set(&v[i], 0);
-}
-
 /**
  * vgpu_counters_reset() - zero the device's and the driver's global counters
  * @vdev: vgpu device
  *
  * Writes CONTROL.COUNTERS_RESET, which zeroes every counter bank of the
- * device, then the driver's device-wide counters (&struct vgpu_stats, the
- * VRAM allocator's, the paging code's, the fault log's per-resolution
- * counts).  Each VM's share of its context's counters is folded into the
+ * device, then the driver's device-wide counters (the device's bank of
+ * &struct vgpu_stats but its gauges, the VRAM allocator's, the fault
+ * log's per-resolution counts).  Each VM's share of its context's counters is folded into the
  * VM's accumulator first, and its base snapshot moved to zero, so that
  * per-client counters (fdinfo, QUERY) neither jump nor go backwards.
  */
@@ -605,37 +535,18 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 {
 	struct vgpu_ctx_mgr *cm = &vdev->ctx;
 	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
-	unsigned int c, i;
 	int idx;
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
 		mutex_lock(&cm->lock);
-		for (c = 0; c < VGPU_NUM_CONTEXTS; c++) {
-			struct vgpu_vm *vm = cm->owner[c];
-
-			if (!vm)
-				continue;
-			for (i = 0; i < VGPU_CTR_NR; i++) {
-				u64 now = vgpu_rd64(vdev, VGPU_COUNTER_CTX(c, i));
-
-				vm->ctr_acc[i] += now - vm->ctr_base[i];
-				vm->ctr_base[i] = 0;
-			}
-		}
-		for (i = 0; i < VGPU_CTR_NR; i++)
-			if (VGPU_CTR_KEPT & BIT(i))
-				vdev->ctr_kept[i] += vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i));
+		vgpu_ctx_fold_counters_locked(vdev);
 		vgpu_wr32(vdev, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
 		cm->steals = 0;
 		mutex_unlock(&cm->lock);
 		drm_dev_exit(idx);
 	}
 
-	atomic64_set(&vdev->stats.evictions, 0);
-	atomic64_set(&vdev->stats.bytes_to_vram, 0);
-	atomic64_set(&vdev->stats.bytes_to_system, 0);
-	atomic64_set(&vdev->stats.cpu_fault_moves, 0);
-	atomic64_set(&vdev->stats.admit_refusals, 0);
+	vgpu_stats_reset(vdev);
 
 	mutex_lock(&mgr->lock);
 	mgr->allocs = 0;
@@ -645,29 +556,54 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 	mutex_unlock(&mgr->lock);
 
 	vgpu_fault_log_reset_counters(vdev);
-	vgpu_paging_counters_reset(&vdev->paging.ctr);
 }
 
-static ssize_t vgpu_reset_counters_write(struct file *f, const char __user *ubuf,
-					 size_t len, loff_t *pos)
+/* A write-only file: writing true runs @action, false does nothing. */
+static ssize_t vgpu_debugfs_trigger(struct file *f, const char __user *ubuf,
+				    size_t len,
+				    int (*action)(struct vgpu_device *vdev))
 {
-	struct vgpu_device *vdev = file_inode(f)->i_private;
-	bool reset;
+	bool on;
 	int ret;
 
-	ret = kstrtobool_from_user(ubuf, len, &reset);
-	if (ret)
-		return ret;
-	if (reset)
-		vgpu_counters_reset(vdev);
-	return len;
+	ret = kstrtobool_from_user(ubuf, len, &on);
+	if (!ret && on)
+		ret = action(file_inode(f)->i_private);
+	return ret ?: len;
 }
 
-static const struct file_operations vgpu_reset_counters_fops = {
-	.owner = THIS_MODULE,
-	.write = vgpu_reset_counters_write,
-	.llseek = noop_llseek,
-};
+/*
+ * VGPU_DEBUGFS_TRIGGER(name) - &name_fops: a write-only file that calls
+ * name_action() when "1" (any true kstrtobool value) is written.
+ */
+#define VGPU_DEBUGFS_TRIGGER(name)					\
+static ssize_t name##_write(struct file *f, const char __user *ubuf,	\
+			    size_t len, loff_t *pos)			\
+{									\
+	return vgpu_debugfs_trigger(f, ubuf, len, name##_action);	\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.write = name##_write,						\
+	.llseek = noop_llseek,						\
+}
+
+static int vgpu_reset_counters_action(struct vgpu_device *vdev)
+{
+	vgpu_counters_reset(vdev);
+	return 0;
+}
+
+VGPU_DEBUGFS_TRIGGER(vgpu_reset_counters);
+
+/* -------------------------------------------------------------- reset --- */
+
+static int vgpu_reset_action(struct vgpu_device *vdev)
+{
+	return vgpu_reset_now(vdev, "requested through debugfs");
+}
+
+VGPU_DEBUGFS_TRIGGER(vgpu_reset);
 
 static const struct drm_debugfs_info vgpu_debugfs_list[] = {
 	{ "vram_mm", vgpu_debugfs_vram_mm },
@@ -696,6 +632,8 @@ void vgpu_debugfs_register(struct vgpu_device *vdev)
 			      ARRAY_SIZE(vgpu_debugfs_list));
 	debugfs_create_file("reset_counters", 0200, drm->debugfs_root, vdev,
 			    &vgpu_reset_counters_fops);
+	debugfs_create_file("reset", 0200, drm->debugfs_root, vdev,
+			    &vgpu_reset_fops);
 	debugfs_create_atomic_t("fail_chunk_copies", 0600, drm->debugfs_root,
 				&vdev->migrate.fail_chunk_copies);
 }

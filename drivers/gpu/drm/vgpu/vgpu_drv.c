@@ -63,6 +63,43 @@
  * last reference to the DRM device does.
  */
 
+/**
+ * DOC: hot-unplug
+ *
+ * A PCI remove (``echo 1 > /sys/bus/pci/devices/<bdf>/remove``, a
+ * surprise removal, or unbinding the driver) may come while clients hold
+ * everything: jobs on the rings, CPU mappings of BOs in VRAM and system
+ * memory, mappings in their VMs, dma-bufs exported to other drivers.
+ * drm_dev_unplug() comes first: from then on drm_dev_enter() fails, and
+ * every path that reaches the device checks it — ioctls (the DRM core
+ * refuses them all with -ENODEV), the scheduler's prepare_job, run_job
+ * and timeout handler, both interrupt threads, TLB invalidations, context
+ * switches, counter reads in sysfs and debugfs, the CPU fault handler, BO
+ * moves that copy to or from VRAM and populating a tt (-ENODEV: no new
+ * DMA mapping for a device that is gone), pinning for a dma-buf importer
+ * (-ENODEV, so an importer that comes after the unplug gets nothing),
+ * ptrace access to VRAM (-ENODEV, read(2) of ``/proc/<pid>/mem`` gives
+ * EIO) and the stream buffer copy.  vgpu_remove() then drops the
+ * device's DMA mappings of every tt; the pages of a BO pinned for an
+ * importer stay until the BO goes, since the importer may still map
+ * them (vgpu_ttm_tt_share()).
+ * What a client of the file sees:
+ *
+ * - the jobs still on the rings end with -ENODEV, as does every job
+ *   submitted after;
+ * - drm_dev_unplug() zaps every CPU mapping of the device's BOs (through
+ *   the DRM device's address space, which dma-buf mappings share), and a
+ *   later CPU fault maps a zero page (ttm_bo_vm_dummy_page(), as upstream
+ *   TTM drivers do): reads give zeros, writes are lost, nothing raises
+ *   SIGBUS;
+ * - close() of the file, of dma-bufs, of an importer's handle and munmap()
+ *   work; the BOs and VMs go with the last reference.
+ *
+ * A PCI rescan (``echo 1 > /sys/bus/pci/rescan``) probes the device again
+ * as a new DRM device with a new render node (with another minor while
+ * the old device's files are still open).
+ */
+
 static const struct drm_ioctl_desc vgpu_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(VGPU_GET_PARAM, vgpu_get_param_ioctl, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(VGPU_BO_CREATE, vgpu_bo_create_ioctl, DRM_RENDER_ALLOW),
@@ -351,6 +388,7 @@ static struct pci_driver vgpu_pci_driver = {
 	.id_table = vgpu_pci_ids,
 	.probe = vgpu_probe,
 	.remove = vgpu_remove,
+	.err_handler = &vgpu_pci_err_handlers,
 	.dev_groups = vgpu_sysfs_groups,
 };
 module_pci_driver(vgpu_pci_driver);

@@ -26,6 +26,7 @@
 #include "vgpu_pt_pool.h"
 #include "vgpu_queue.h"
 #include "vgpu_reset.h"
+#include "vgpu_stats_types.h"
 #include "vgpu_vram_mgr_types.h"
 
 #define DRIVER_NAME		"vgpu"
@@ -57,27 +58,6 @@ struct vgpu_tlb {
 };
 
 /**
- * struct vgpu_stats - device-wide driver counters
- * @bo_count: live BOs.
- * @evictions: BOs TTM moved out of VRAM to make room.
- * @bytes_to_vram: bytes moved into VRAM.
- * @bytes_to_system: bytes moved out of VRAM.
- * @cpu_fault_moves: VRAM BOs moved into the CPU window by a CPU fault.
- * @admit_refusals: BOs refused because nothing could back them
- *	(vgpu_admit.c).
- *
- * Atomic: updated without locks from wherever the event happens.
- */
-struct vgpu_stats {
-	atomic64_t bo_count;
-	atomic64_t evictions;
-	atomic64_t bytes_to_vram;
-	atomic64_t bytes_to_system;
-	atomic64_t cpu_fault_moves;
-	atomic64_t admit_refusals;
-};
-
-/**
  * struct vgpu_device - one vgpu PCI function
  * @drm: DRM device, embedded; its parent is the PCI device.
  * @mmio: BAR 0 register space.
@@ -93,7 +73,7 @@ struct vgpu_stats {
  * @vram_mgr: VRAM resource manager (%TTM_PL_VRAM).
  * @sys_mgr: system-memory resource manager (%TTM_PL_TT).
  * @admit: what the BOs have been promised of memory (vgpu_admit.c).
- * @stats: driver counters.
+ * @stats: the device's bank of the driver's counters (vgpu_stats.c).
  * @pt_pool: VRAM pages for page tables.
  * @tlb: TLB invalidation.
  * @ctx: hardware context slots.

@@ -36,9 +36,9 @@
  * sample's total (a smaller value means someone reset the counters: the
  * whole value is new) and touches the chunk if it grew: exact,
  * TLB-independent and cheap (two register accesses per 2 MiB).  The
- * ACCESSED and DIRTY bits the device sets in leaf PTEs are not read yet:
- * a chunk is dirty from the moment it is mapped writable, and chunks
- * mapped remotely in system memory have no recency.
+ * DIRTY bits the device sets in leaf PTEs decide whether an evicted chunk
+ * is copied back (vgpu_chunk.c); its ACCESSED bits are not used for
+ * recency, and chunks mapped remotely in system memory have no recency.
  *
  * A chunk brought into VRAM by a fault counts as touched in the epoch of
  * that fault (the fault *is* an access).  A chunk brought in by prefetch

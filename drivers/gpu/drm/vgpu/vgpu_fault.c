@@ -18,6 +18,7 @@
 #include "vgpu_fault_log.h"
 #include "vgpu_paging.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 
 /**
@@ -187,8 +188,8 @@ vgpu_fault_handle(struct vgpu_device *vdev,
 	cf->reason = f->reason;
 	cf->deferred = !cb;
 	if (vm && cb) {
-		atomic64_add(1 + e->dups, &vm->paging_ctr.faults);
-		atomic64_add(e->dups, &vm->paging_ctr.fault_duplicates);
+		vgpu_stats_vm_add(vm, VGPU_STAT_FAULTS_HANDLED, 1 + e->dups);
+		vgpu_stats_vm_add(vm, VGPU_STAT_FAULT_DUPLICATES, e->dups);
 	}
 	if (vm && !vgpu_vm_banned(vm)) {
 		if (prev->res != VGPU_FAULT_RES_CANCELLED &&
@@ -207,7 +208,7 @@ vgpu_fault_handle(struct vgpu_device *vdev,
 		return VGPU_FAULT_LATER;
 	if (!ret) {
 		vgpu_fault_log_add(vdev, f, vm, cf->res);
-		atomic64_inc(&vm->paging_ctr.faults_resolved);
+		vgpu_stats_vm_add(vm, VGPU_STAT_FAULTS_RESOLVED, 1);
 		return VGPU_FAULT_REPLAY;
 	}
 
@@ -219,7 +220,7 @@ vgpu_fault_handle(struct vgpu_device *vdev,
 	vgpu_fault_log_add(vdev, f, vm,
 			   vm ? VGPU_FAULT_RES_CANCELLED : VGPU_FAULT_RES_NO_VM);
 	if (vm) {
-		atomic64_inc(&vm->paging_ctr.faults_cancelled);
+		vgpu_stats_vm_add(vm, VGPU_STAT_FAULTS_CANCELLED, 1);
 		vgpu_vm_ban(vm);
 	}
 	return VGPU_FAULT_CANCEL;
@@ -281,7 +282,6 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 				   struct vgpu_fault_batch *b,
 				   unsigned long *replay, unsigned long *cancel)
 {
-	struct vgpu_paging_counters *ctr = &vdev->paging.ctr;
 	struct vgpu_chunk_batch cb;
 	struct vgpu_fault_batch_entry *e;
 	struct vgpu_fault_group *g;
@@ -305,7 +305,7 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 	vgpu_chunk_batch_init(&cb, vdev);
 	vgpu_fault_batch_for_each_group(b, g) {
 		if (g->vm && g->vm != last)
-			atomic64_inc(&g->vm->paging_ctr.fault_batches);
+			vgpu_stats_vm_add(g->vm, VGPU_STAT_FAULT_BATCHES, 1);
 		last = g->vm;
 		vgpu_fault_handle_group(vdev, b, g, g->first, &cb, replay,
 					cancel, &resolved);
@@ -320,12 +320,13 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 	for (e = b->entries; e < b->entries + b->nr; e++)
 		for (i = 0; e->vm && i <= e->dups; i++)
 			vgpu_vm_put(e->vm);
-	atomic64_inc(&ctr->fault_batches);
-	atomic64_add(b->nr_records, &ctr->faults);
-	atomic64_add(b->nr_records - b->nr, &ctr->fault_duplicates);
-	atomic64_add(resolved, &ctr->faults_resolved);
-	atomic64_add(b->nr - resolved, &ctr->faults_cancelled);
-	atomic64_add(ktime_get_ns() - start, &ctr->fault_ns);
+	/* The device's totals, of records without a VM too. */
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_BATCHES, 1);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_HANDLED, b->nr_records);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_DUPLICATES, b->nr_records - b->nr);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_RESOLVED, resolved);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_CANCELLED, b->nr - resolved);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_NS, ktime_get_ns() - start);
 	return full;
 }
 

@@ -22,6 +22,7 @@
 #include "vgpu_file.h"
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_stream.h"
 #include "vgpu_vm.h"
 
@@ -54,7 +55,8 @@
  *   and wasted, fault-handling time), its VMs' TLB counters (hits, misses,
  *   walks), mappings and page-table memory, jobs.  Every figure is the sum
  *   over the file's VMs, and the counters keep what destroyed VMs counted,
- *   so that they never go back; ``drm-vgpu-vm-state`` and
+ *   so that they never go back (the counters are the lines of the
+ *   counter registry with an fdinfo key); ``drm-vgpu-vm-state`` and
  *   ``drm-vgpu-context`` describe the default VM, ``drm-vgpu-vms`` and
  *   ``drm-vgpu-vms-banned`` count the VMs.
  *
@@ -149,38 +151,6 @@ static void vgpu_fdinfo_memory(struct drm_printer *p, struct drm_file *file)
 				       vgpu_region_names[r]);
 }
 
-/* Adds a bank of atomic counters into another, field by field. */
-static void vgpu_fdinfo_bank_add(atomic64_t *dst, const atomic64_t *src,
-				 size_t bytes)
-{
-	size_t i;
-
-	for (i = 0; i < bytes / sizeof(*src); i++)
-		atomic64_add(atomic64_read(&src[i]), &dst[i]);
-}
-
-/**
- * vgpu_fdinfo_totals_add() - add a VM's cumulative counters to a sum
- * @t: the sum
- * @vm: VM
- */
-void vgpu_fdinfo_totals_add(struct vgpu_fdinfo_totals *t, struct vgpu_vm *vm)
-{
-	u64 dev[VGPU_CTR_NR];
-	int hw_ctx, i;
-
-	static_assert(sizeof(t->ctr) % sizeof(atomic64_t) == 0);
-	static_assert(sizeof(t->paging) % sizeof(atomic64_t) == 0);
-	vgpu_fdinfo_bank_add((atomic64_t *)&t->ctr,
-			     (const atomic64_t *)&vm->ctr, sizeof(t->ctr));
-	vgpu_fdinfo_bank_add((atomic64_t *)&t->paging,
-			     (const atomic64_t *)&vm->paging_ctr,
-			     sizeof(t->paging));
-	vgpu_ctx_counters(vm, dev, &hw_ctx);
-	for (i = 0; i < VGPU_CTR_NR; i++)
-		t->dev[i] += dev[i];
-}
-
 /**
  * struct vgpu_fdinfo_sum - what fdinfo prints for a file's VMs
  * @t: cumulative counters, of the destroyed VMs too.
@@ -192,7 +162,7 @@ void vgpu_fdinfo_totals_add(struct vgpu_fdinfo_totals *t, struct vgpu_vm *vm)
  * @stream: bytes of the stream buffers.
  */
 struct vgpu_fdinfo_sum {
-	struct vgpu_fdinfo_totals t;
+	struct vgpu_stats_client t;
 	u64 vms;
 	u64 banned;
 	u64 mappings;
@@ -206,7 +176,7 @@ static void vgpu_fdinfo_vm_add(struct vgpu_fdinfo_sum *s, struct vgpu_vm *vm)
 {
 	u64 mappings, mapped;
 
-	vgpu_fdinfo_totals_add(&s->t, vm);
+	vgpu_stats_client_add(&s->t, vm);
 	s->vms++;
 	s->banned += vgpu_vm_banned(vm);
 	vgpu_vm_count_mappings(vm, &mappings, &mapped);
@@ -219,7 +189,7 @@ static void vgpu_fdinfo_vm_add(struct vgpu_fdinfo_sum *s, struct vgpu_vm *vm)
 }
 
 static void vgpu_fdinfo_engines(struct drm_printer *p, struct vgpu_device *vdev,
-				const struct vgpu_fdinfo_totals *t)
+				const struct vgpu_stats_client *t)
 {
 	u32 i;
 
@@ -227,33 +197,14 @@ static void vgpu_fdinfo_engines(struct drm_printer *p, struct vgpu_device *vdev,
 		struct vgpu_queue *q = vgpu_exec_queue(vdev, i);
 
 		drm_printf(p, "drm-engine-q%u:\t%llu ns\n", i,
-			   (u64)atomic64_read(&t->ctr.engine_ns[q->id]));
+			   t->engine_ns[q->id]);
 	}
-}
-
-#define vgpu_fdinfo_ctr(p, key, v, unit) \
-	drm_printf(p, "drm-vgpu-" key ":\t%llu" unit "\n", (u64)atomic64_read(v))
-
-/* The paging code's per-VM counters (vgpu_paging_types.h). */
-static void vgpu_fdinfo_paging(struct drm_printer *p,
-			       const struct vgpu_paging_counters *c)
-{
-	vgpu_fdinfo_ctr(p, "fault-batches", &c->fault_batches, "");
-	vgpu_fdinfo_ctr(p, "fault-duplicates", &c->fault_duplicates, "");
-	vgpu_fdinfo_ctr(p, "faults-resolved", &c->faults_resolved, "");
-	vgpu_fdinfo_ctr(p, "faults-cancelled", &c->faults_cancelled, "");
-	vgpu_fdinfo_ctr(p, "remote-maps", &c->remote_maps, "");
-	vgpu_fdinfo_ctr(p, "prefetch-bytes", &c->prefetch_bytes, "");
-	vgpu_fdinfo_ctr(p, "prefetch-used-bytes", &c->prefetch_used_bytes, "");
-	vgpu_fdinfo_ctr(p, "prefetch-wasted-bytes", &c->prefetch_wasted_bytes, "");
-	vgpu_fdinfo_ctr(p, "fault-time", &c->fault_ns, " ns");
 }
 
 /* @def: the file's default VM, for the keys that describe one VM. */
 static void vgpu_fdinfo_vms(struct drm_printer *p, struct vgpu_vm *def,
 			    const struct vgpu_fdinfo_sum *s)
 {
-	const struct vgpu_fdinfo_totals *t = &s->t;
 	int hw_ctx;
 
 	mutex_lock(&def->vdev->ctx.lock);
@@ -269,21 +220,7 @@ static void vgpu_fdinfo_vms(struct drm_printer *p, struct vgpu_vm *def,
 	drm_printf(p, "drm-vgpu-mapped-bytes:\t%llu\n", s->mapped);
 	drm_printf(p, "drm-vgpu-pt-bytes:\t%llu\n", s->pt_pages * VGPU_PT_SIZE);
 	drm_printf(p, "drm-vgpu-stream-bytes:\t%llu\n", s->stream);
-	vgpu_fdinfo_ctr(p, "faults", &t->paging.faults, "");
-	vgpu_fdinfo_ctr(p, "migrated-to-vram", &t->ctr.bytes_to_vram, "");
-	vgpu_fdinfo_ctr(p, "migrated-to-system", &t->ctr.bytes_to_system, "");
-	vgpu_fdinfo_ctr(p, "evictions", &t->ctr.evictions, "");
-	vgpu_fdinfo_ctr(p, "thrash-events", &t->paging.thrash_events, "");
-	vgpu_fdinfo_paging(p, &t->paging);
-	drm_printf(p, "drm-vgpu-tlb-l1-hits:\t%llu\n", t->dev[VGPU_CTR_L1_HIT]);
-	drm_printf(p, "drm-vgpu-tlb-l1-misses:\t%llu\n", t->dev[VGPU_CTR_L1_MISS]);
-	drm_printf(p, "drm-vgpu-tlb-l2-hits:\t%llu\n", t->dev[VGPU_CTR_L2_HIT]);
-	drm_printf(p, "drm-vgpu-tlb-l2-misses:\t%llu\n", t->dev[VGPU_CTR_L2_MISS]);
-	drm_printf(p, "drm-vgpu-pt-walks:\t%llu\n", t->dev[VGPU_CTR_WALKS]);
-	vgpu_fdinfo_ctr(p, "tlb-invalidations", &t->ctr.tlb_invalidations, "");
-	vgpu_fdinfo_ctr(p, "jobs-submitted", &t->ctr.jobs_submitted, "");
-	vgpu_fdinfo_ctr(p, "jobs-completed", &t->ctr.jobs_completed, "");
-	vgpu_fdinfo_ctr(p, "jobs-failed", &t->ctr.jobs_failed, "");
+	vgpu_stats_fdinfo_show(p, &s->t);
 }
 
 /**
@@ -343,7 +280,7 @@ void vgpu_fdinfo_engine_charge(struct vgpu_queue *q, struct vgpu_vm *vm,
 	lockdep_assert_held(&q->fence_lock);
 	start_ns = max(start_ns, q->busy_until);
 	if (end_ns > start_ns)
-		atomic64_add(end_ns - start_ns, &vm->ctr.engine_ns[q->id]);
+		atomic64_add(end_ns - start_ns, &vm->engine_ns[q->id]);
 	q->busy_until = max(end_ns, q->busy_until);
 }
 
@@ -377,12 +314,12 @@ void vgpu_fdinfo_account_move(struct ttm_buffer_object *tbo, bool evict,
 		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
 
 		if (to_vram) {
-			atomic64_add(obj->size, &vm->ctr.bytes_to_vram);
+			vgpu_stats_vm_add(vm, VGPU_STAT_BYTES_TO_VRAM, obj->size);
 			continue;
 		}
-		atomic64_add(obj->size, &vm->ctr.bytes_to_system);
+		vgpu_stats_vm_add(vm, VGPU_STAT_BYTES_TO_SYSTEM, obj->size);
 		if (evict)
-			atomic64_inc(&vm->ctr.evictions);
+			vgpu_stats_vm_add(vm, VGPU_STAT_EVICTIONS, 1);
 	}
 	mutex_unlock(&bo->gpuva_lock);
 }

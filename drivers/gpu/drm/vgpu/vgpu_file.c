@@ -226,7 +226,7 @@ int vgpu_vm_destroy_ioctl(struct drm_device *drm, void *data,
 	vgpu_vm_get(vm);
 	vgpu_vm_close(vm);
 	mutex_lock(&vfile->lock);
-	vgpu_fdinfo_totals_add(&vfile->retired, vm);
+	vgpu_stats_client_add(&vfile->retired, vm);
 	mutex_unlock(&vfile->lock);
 	vgpu_vm_put(vm);
 	return 0;

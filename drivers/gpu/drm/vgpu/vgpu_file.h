@@ -9,7 +9,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
-#include "vgpu_fdinfo.h"
+#include "vgpu_stats.h"
 
 struct drm_device;
 struct drm_file;
@@ -29,7 +29,7 @@ struct vgpu_file {
 	struct mutex lock;
 	struct xarray vms;
 	struct xarray queues;
-	struct vgpu_fdinfo_totals retired;
+	struct vgpu_stats_client retired;
 };
 
 int vgpu_file_open(struct drm_device *drm, struct drm_file *file);

@@ -145,3 +145,28 @@ void vgpu_irq_fini(struct vgpu_device *vdev)
 	free_irq(pci_irq_vector(pdev, VGPU_MSIX_VEC_FAULT), vdev);
 	free_irq(pci_irq_vector(pdev, VGPU_MSIX_VEC_GENERAL), vdev);
 }
+
+/**
+ * vgpu_irq_suspend() - hold off one vector's handlers, waiting for those
+ *	running (before a device reset)
+ * @vdev: vgpu device
+ * @vec: %VGPU_MSIX_VEC_GENERAL or %VGPU_MSIX_VEC_FAULT
+ *
+ * An interrupt raised meanwhile is handled at vgpu_irq_resume().
+ *
+ * Context: process, sleeps until the vector's thread is idle.
+ */
+void vgpu_irq_suspend(struct vgpu_device *vdev, unsigned int vec)
+{
+	disable_irq(pci_irq_vector(to_pci_dev(vdev->drm.dev), vec));
+}
+
+/**
+ * vgpu_irq_resume() - undo vgpu_irq_suspend()
+ * @vdev: vgpu device
+ * @vec: the vector
+ */
+void vgpu_irq_resume(struct vgpu_device *vdev, unsigned int vec)
+{
+	enable_irq(pci_irq_vector(to_pci_dev(vdev->drm.dev), vec));
+}

@@ -25,5 +25,7 @@ struct vgpu_irq {
 int vgpu_irq_init(struct vgpu_device *vdev);
 void vgpu_irq_fini(struct vgpu_device *vdev);
 void vgpu_irq_enable(struct vgpu_device *vdev);
+void vgpu_irq_suspend(struct vgpu_device *vdev, unsigned int vec);
+void vgpu_irq_resume(struct vgpu_device *vdev, unsigned int vec);
 
 #endif /* __VGPU_IRQ_H__ */

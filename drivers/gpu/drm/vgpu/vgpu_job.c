@@ -20,6 +20,7 @@
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_stream.h"
 #include "vgpu_sync.h"
 #include "vgpu_user_queue.h"
@@ -472,7 +473,7 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	if (ret)
 		goto out_cleanup_job;
 
-	atomic64_inc(&vm->ctr.jobs_submitted);
+	vgpu_stats_vm_add(vm, VGPU_STAT_JOBS_SUBMITTED, 1);
 	vgpu_exec_sync_signal(&sync, fence, args);
 	dma_fence_put(fence);
 	goto out_put_stream;

@@ -25,10 +25,11 @@
  *
  * The kernel moves and clears VRAM with the device itself.  At probe it
  * builds a kernel VM that owns hardware context 0 for good and maps, with
- * 2 MiB leaves, all of VRAM at %VGPU_MIGRATE_VRAM_VA (VA = VRAM offset +
- * base) and all of system memory at %VGPU_MIGRATE_SYS_VA (VA = DMA
- * address + base; the guest has no IOMMU, so DMA addresses are physical
- * addresses below the end of RAM).  A move is then a list of COPY
+ * 1 GiB leaves where the size allows and 2 MiB ones elsewhere
+ * (vgpu_vm_map_kernel()), all of VRAM at %VGPU_MIGRATE_VRAM_VA (VA = VRAM
+ * offset + base) and all of system memory at %VGPU_MIGRATE_SYS_VA (VA =
+ * DMA address + base; the guest has no IOMMU, so DMA addresses are
+ * physical addresses below the end of RAM).  A move is then a list of COPY
  * commands between the two windows, one per physically contiguous piece,
  * and a clear a list of FILLs; no page table changes per move.
  *
@@ -546,10 +547,7 @@ int vgpu_migrate_init(struct vgpu_device *vdev)
 {
 	struct vgpu_migrate *m = &vdev->migrate;
 	struct drm_gpu_scheduler *sched = &vdev->queues[0].sched;
-	struct vgpu_pt_update up;
 	struct vgpu_vm *vm;
-	u64 vram = ALIGN(vdev->vram_size, SZ_2M);
-	unsigned int pages;
 	int ret;
 
 	mutex_init(&m->lock);
@@ -562,20 +560,14 @@ int vgpu_migrate_init(struct vgpu_device *vdev)
 		return PTR_ERR(vm);
 	m->vm = vm;
 
-	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
-	pages = vgpu_pt_pages_for_linear_map(VGPU_MIGRATE_VRAM_VA, vram) +
-		vgpu_pt_pages_for_linear_map(VGPU_MIGRATE_SYS_VA, m->sys_size);
-	ret = vgpu_pt_pool_reserve(vdev, pages);
+	ret = vgpu_vm_map_kernel(vm, VGPU_MIGRATE_VRAM_VA, 0, vdev->vram_size,
+				 VGPU_PTE_READ | VGPU_PTE_WRITE);
+	if (!ret)
+		ret = vgpu_vm_map_kernel(vm, VGPU_MIGRATE_SYS_VA, 0, m->sys_size,
+					 VGPU_PTE_READ | VGPU_PTE_WRITE |
+					 VGPU_PTE_SYSTEM);
 	if (ret)
 		goto err_destroy_vm;
-	up.reserved = pages;
-	mutex_lock(&vm->pt_lock);
-	vgpu_pt_map_linear(&up, vm->root, VGPU_MIGRATE_VRAM_VA, 0,
-			   vdev->vram_size, VGPU_PTE_READ | VGPU_PTE_WRITE);
-	vgpu_pt_map_linear(&up, vm->root, VGPU_MIGRATE_SYS_VA, 0, m->sys_size,
-			   VGPU_PTE_READ | VGPU_PTE_WRITE | VGPU_PTE_SYSTEM);
-	vgpu_pt_release(&up);
-	mutex_unlock(&vm->pt_lock);
 
 	ret = vgpu_ctx_bind_kernel(vm, 0);
 	if (ret)

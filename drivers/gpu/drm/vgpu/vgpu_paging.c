@@ -27,6 +27,7 @@
 #include "vgpu_paging.h"
 #include "vgpu_policy.h"
 #include "vgpu_prefetch.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 
 /**
@@ -67,9 +68,9 @@
  * through TTM's shrinker).  The BO's GPU mappings are cleared by the move
  * and written again, at the new place, before the VM's next job.
  *
- * **Counters** (&struct vgpu_paging_counters) exist per VM and for the
- * device, are reported by QUERY (%DRM_VGPU_QUERY_PAGING), and can be read
- * by fdinfo and debugfs code through vgpu_paging_counters_read().
+ * **Counters** are lines of the counter registry (vgpu_stats.c), kept
+ * per VM and for the device, reported by QUERY (%DRM_VGPU_QUERY_PAGING),
+ * sysfs, debugfs and fdinfo.
  */
 
 static char *vgpu_eviction_policy = "lru";
@@ -229,32 +230,29 @@ void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev)
 
 /* ----------------------------------------------------------- counters --- */
 
-/**
- * vgpu_paging_counters_read() - snapshot a counter bank for userspace
- * @ctr: a VM's or the device's counters
- * @out: filled in
- *
- * For QUERY, fdinfo and debugfs.  Each counter is read atomically; the
- * bank as a whole is not a consistent snapshot while faults are handled.
- */
-void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
-			       struct drm_vgpu_paging_counters *out)
-{
-	out->faults = atomic64_read(&ctr->faults);
-	out->fault_batches = atomic64_read(&ctr->fault_batches);
-	out->fault_duplicates = atomic64_read(&ctr->fault_duplicates);
-	out->faults_resolved = atomic64_read(&ctr->faults_resolved);
-	out->faults_cancelled = atomic64_read(&ctr->faults_cancelled);
-	out->bytes_to_vram = atomic64_read(&ctr->bytes_to_vram);
-	out->bytes_to_system = atomic64_read(&ctr->bytes_to_system);
-	out->evictions = atomic64_read(&ctr->evictions);
-	out->remote_maps = atomic64_read(&ctr->remote_maps);
-	out->thrash_events = atomic64_read(&ctr->thrash_events);
-	out->prefetch_bytes = atomic64_read(&ctr->prefetch_bytes);
-	out->prefetch_used_bytes = atomic64_read(&ctr->prefetch_used_bytes);
-	out->prefetch_wasted_bytes = atomic64_read(&ctr->prefetch_wasted_bytes);
-	out->fault_ns = atomic64_read(&ctr->fault_ns);
-}
+#define VGPU_PAGING_FIELD(field, id)					\
+	VGPU_STATS_FIELD(struct drm_vgpu_paging_counters, field, id)
+
+/* Every field of &struct drm_vgpu_paging_counters, and its counter. */
+static const struct vgpu_stats_field vgpu_paging_stats[] = {
+	VGPU_PAGING_FIELD(faults, FAULTS_HANDLED),
+	VGPU_PAGING_FIELD(fault_batches, FAULT_BATCHES),
+	VGPU_PAGING_FIELD(fault_duplicates, FAULT_DUPLICATES),
+	VGPU_PAGING_FIELD(faults_resolved, FAULTS_RESOLVED),
+	VGPU_PAGING_FIELD(faults_cancelled, FAULTS_CANCELLED),
+	VGPU_PAGING_FIELD(bytes_to_vram, BYTES_TO_VRAM),
+	VGPU_PAGING_FIELD(bytes_to_system, BYTES_TO_SYSTEM),
+	VGPU_PAGING_FIELD(evictions, EVICTIONS),
+	VGPU_PAGING_FIELD(remote_maps, REMOTE_MAPS),
+	VGPU_PAGING_FIELD(thrash_events, THRASH_EVENTS),
+	VGPU_PAGING_FIELD(prefetch_bytes, PREFETCH_BYTES),
+	VGPU_PAGING_FIELD(prefetch_used_bytes, PREFETCH_USED_BYTES),
+	VGPU_PAGING_FIELD(prefetch_wasted_bytes, PREFETCH_WASTED_BYTES),
+	VGPU_PAGING_FIELD(fault_ns, FAULT_NS),
+};
+
+static_assert(ARRAY_SIZE(vgpu_paging_stats) * sizeof(__u64) ==
+	      sizeof(struct drm_vgpu_paging_counters));
 
 /**
  * vgpu_paging_query() - fill &struct drm_vgpu_query_paging
@@ -262,8 +260,9 @@ void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
  * @q: report, zeroed by the caller
  *
  * Bytes migrated and evictions are those of every move, TTM's whole-BO
- * moves included: per VM from &vgpu_vm.ctr (BOs mapped in the VM), for
- * the device from &struct vgpu_stats.
+ * moves included (per VM: of BOs and chunks mapped in the VM).  Each
+ * counter is read atomically; the bank as a whole is not a consistent
+ * snapshot while faults are handled.
  */
 void vgpu_paging_query(struct vgpu_vm *vm, struct drm_vgpu_query_paging *q)
 {
@@ -278,21 +277,11 @@ void vgpu_paging_query(struct vgpu_vm *vm, struct drm_vgpu_query_paging *q)
 	q->chunk_size = 1ull << vdev->paging.chunk_shift;
 	q->fault_batch_limit = vgpu_paging_fault_batch_limit();
 	q->prefetch = READ_ONCE(vgpu_prefetch_enable);
-	vgpu_paging_counters_read(&vm->paging_ctr, &q->vm);
-	q->vm.evictions = atomic64_read(&vm->ctr.evictions);
-	q->vm.bytes_to_vram = atomic64_read(&vm->ctr.bytes_to_vram);
-	q->vm.bytes_to_system = atomic64_read(&vm->ctr.bytes_to_system);
-	vgpu_paging_counters_read(&vdev->paging.ctr, &q->device);
-	q->device.evictions = atomic64_read(&vdev->stats.evictions);
-	q->device.bytes_to_vram = atomic64_read(&vdev->stats.bytes_to_vram);
-	q->device.bytes_to_system = atomic64_read(&vdev->stats.bytes_to_system);
+	vgpu_stats_fill(&q->vm, vgpu_paging_stats,
+			ARRAY_SIZE(vgpu_paging_stats), vdev, vm);
+	vgpu_stats_fill(&q->device, vgpu_paging_stats,
+			ARRAY_SIZE(vgpu_paging_stats), vdev, NULL);
 }
-
-/* Adds @n to counter @field of a VM's bank and of the device's. */
-#define vgpu_paging_count(vm, field, n) do {				\
-	atomic64_add((n), &(vm)->paging_ctr.field);			\
-	atomic64_add((n), &(vm)->vdev->paging.ctr.field);		\
-} while (0)
 
 /* ------------------------------------------------- PREFETCH / ADVISE --- */
 
@@ -435,7 +424,7 @@ int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,
 	}
 	ret = vgpu_paging_place_range(vm, args->va, args->range,
 				      args->placement, &moved, &skipped);
-	vgpu_paging_count(vm, prefetch_bytes, moved);
+	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_PREFETCH_BYTES, moved);
 	/* Pageable memory counts its prefetched bytes itself. */
 	if (!ret)
 		ret = vgpu_chunk_place_range(vm, args->va, args->range,

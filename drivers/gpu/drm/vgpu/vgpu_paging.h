@@ -11,7 +11,6 @@
 
 struct drm_device;
 struct drm_file;
-struct drm_vgpu_paging_counters;
 struct drm_vgpu_query_paging;
 struct vgpu_device;
 struct vgpu_vm;
@@ -21,8 +20,6 @@ void vgpu_paging_fini(struct vgpu_device *vdev);
 
 void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev);
 
-void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
-			       struct drm_vgpu_paging_counters *out);
 void vgpu_paging_query(struct vgpu_vm *vm, struct drm_vgpu_query_paging *q);
 
 unsigned int vgpu_paging_fault_batch_limit(void);

@@ -8,11 +8,48 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "vgpu_hw.h"
 #include "vgpu_pt_pool.h"
 
 struct ttm_buffer_object;
 struct ttm_resource;
 struct vgpu_device;
+struct vgpu_res_cursor;
+
+/** VGPU_PT_AD - the bits the device sets in a leaf it translated through */
+#define VGPU_PT_AD	(VGPU_PTE_ACCESSED | VGPU_PTE_DIRTY)
+
+/**
+ * enum vgpu_pt_op - what vgpu_pt_walk() does at each entry of its range
+ * @VGPU_PT_OP_MAP: write leaves (the largest that fit) into an empty
+ *	range, allocating tables as needed (bind).
+ * @VGPU_PT_OP_UNMAP: clear every leaf, split leaves cut by the range's
+ *	ends, free tables left empty (unbind).
+ * @VGPU_PT_OP_ZAP: as UNMAP, but every table stays: a later walk of the
+ *	range still finds the entries the device may have set A/D bits in
+ *	before the TLB invalidation completed.
+ * @VGPU_PT_OP_READ: change nothing; report leaves and tables (debugfs,
+ *	harvesting A/D bits).
+ */
+enum vgpu_pt_op {
+	VGPU_PT_OP_MAP,
+	VGPU_PT_OP_UNMAP,
+	VGPU_PT_OP_ZAP,
+	VGPU_PT_OP_READ,
+};
+
+/**
+ * typedef vgpu_pt_visit_fn - told about one entry by vgpu_pt_walk()
+ * @arg: the caller's argument
+ * @level: level of the entry's table
+ * @va: first VA the entry translates
+ * @pte: the entry (as it was before a clear)
+ * @table: the entry points to a table (READ only); else it is a leaf:
+ *	at level 0 a 4 KiB PTE, alone or part of a fragment
+ *	(%VGPU_PTE_FRAG64K), above a %VGPU_PTE_LEAF
+ */
+typedef void (*vgpu_pt_visit_fn)(void *arg, unsigned int level, u64 va,
+				 u64 pte, bool table);
 
 /**
  * struct vgpu_pt - one page table and its place in the tree
@@ -36,12 +73,14 @@ struct vgpu_pt {
  * @leaves_4k: 4 KiB PTEs written.
  * @leaves_64k: 64 KiB fragments written.
  * @leaves_2m: 2 MiB leaves written.
+ * @leaves_1g: 1 GiB leaves written.
  * @tables: tables allocated now.
  */
 struct vgpu_pt_stats {
 	u64 leaves_4k;
 	u64 leaves_64k;
 	u64 leaves_2m;
+	u64 leaves_1g;
 	u64 tables;
 };
 
@@ -85,8 +124,12 @@ int vgpu_pt_map(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
 void vgpu_pt_map_linear(struct vgpu_pt_update *up, struct vgpu_pt *root,
 			u64 va, u64 addr, u64 size, u64 pte_flags);
 unsigned int vgpu_pt_pages_for_linear_map(u64 va, u64 size);
-void vgpu_pt_unmap(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
-		   u64 size);
+u64 vgpu_pt_unmap(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
+		  u64 size);
+u64 vgpu_pt_walk(enum vgpu_pt_op op, struct vgpu_pt_update *up,
+		 struct vgpu_pt *root, u64 va, u64 size,
+		 struct vgpu_res_cursor *src, u64 flags,
+		 vgpu_pt_visit_fn fn, void *arg);
 
 /**
  * vgpu_pt_desc() - memory descriptor of a table, for a PDE or a context root

@@ -19,6 +19,7 @@
 #include "vgpu_pt_pool.h"
 #include "vgpu_query.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -88,6 +89,18 @@ int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 	return 0;
 }
 
+/* The counters of &struct drm_vgpu_query_memory. */
+static const struct vgpu_stats_field vgpu_query_memory_stats[] = {
+	VGPU_STATS_FIELD(struct drm_vgpu_query_memory, bo_count, BO_COUNT),
+	VGPU_STATS_FIELD(struct drm_vgpu_query_memory, evictions, EVICTIONS),
+	VGPU_STATS_FIELD(struct drm_vgpu_query_memory, bytes_to_vram,
+			 BYTES_TO_VRAM),
+	VGPU_STATS_FIELD(struct drm_vgpu_query_memory, bytes_to_system,
+			 BYTES_TO_SYSTEM),
+	VGPU_STATS_FIELD(struct drm_vgpu_query_memory, vram_alloc_failures,
+			 VRAM_ALLOC_FAILURES),
+};
+
 static void vgpu_query_memory(struct vgpu_device *vdev,
 			      struct drm_vgpu_query_memory *m)
 {
@@ -100,29 +113,9 @@ static void vgpu_query_memory(struct vgpu_device *vdev,
 	m->visible_size = st.visible_size;
 	m->visible_used = st.visible_used;
 	m->system_used = ttm_resource_manager_usage(&vdev->sys_mgr);
-	m->bo_count = atomic64_read(&vdev->stats.bo_count);
 	m->pt_pages = vgpu_pt_pool_pages(vdev);
-	m->evictions = atomic64_read(&vdev->stats.evictions);
-	m->bytes_to_vram = atomic64_read(&vdev->stats.bytes_to_vram);
-	m->bytes_to_system = atomic64_read(&vdev->stats.bytes_to_system);
-	m->vram_alloc_failures = st.failures;
-}
-
-/**
- * vgpu_counter_read() - a device-wide counter as every view shows it
- * @vdev: vgpu device
- * @i: ``VGPU_CTR_*``
- *
- * The device's global bank, plus, for the counters debugfs'
- * ``reset_counters`` must not hide (%VGPU_CTR_KEPT: the strict-mode
- * counters), what they had counted before each reset.
- *
- * Context: inside drm_dev_enter().
- * Return: the count.
- */
-u64 vgpu_counter_read(struct vgpu_device *vdev, unsigned int i)
-{
-	return vgpu_rd64(vdev, VGPU_COUNTER_GLOBAL(i)) + vdev->ctr_kept[i];
+	vgpu_stats_fill(m, vgpu_query_memory_stats,
+			ARRAY_SIZE(vgpu_query_memory_stats), vdev, NULL);
 }
 
 static void vgpu_query_counters(struct vgpu_device *vdev,

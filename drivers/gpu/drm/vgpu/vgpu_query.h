@@ -11,8 +11,6 @@ struct drm_device;
 struct drm_file;
 struct vgpu_device;
 
-u64 vgpu_counter_read(struct vgpu_device *vdev, unsigned int i);
-
 int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 			 struct drm_file *file);
 int vgpu_query_ioctl(struct drm_device *drm, void *data,

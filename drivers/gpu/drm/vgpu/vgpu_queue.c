@@ -17,6 +17,7 @@
 #include "vgpu_job.h"
 #include "vgpu_fdinfo.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 
 /**
@@ -231,9 +232,9 @@ static void vgpu_hw_fence_signal_locked(struct vgpu_queue *q,
 	vgpu_fdinfo_engine_charge(q, f->vm, f->emitted_ns, ktime_get_ns());
 	if (error) {
 		dma_fence_set_error(&f->base, error);
-		atomic64_inc(&f->vm->ctr.jobs_failed);
+		vgpu_stats_vm_add(f->vm, VGPU_STAT_JOBS_FAILED, 1);
 	} else {
-		atomic64_inc(&f->vm->ctr.jobs_completed);
+		vgpu_stats_vm_add(f->vm, VGPU_STAT_JOBS_COMPLETED, 1);
 	}
 	f->job = NULL;
 	dma_fence_signal_locked(&f->base);
@@ -455,6 +456,42 @@ static void vgpu_queue_reattach(struct vgpu_queue *q)
 }
 
 /*
+ * Fill @q's emptied ring again with its pending jobs, in order: @bad (the
+ * job the ring stopped in, if any) fails with @error, jobs of banned VMs
+ * with -ECANCELED, every other one runs again from its start.  Then the scheduler, stopped with
+ * drm_sched_stop(), gets its fences back and restarts.
+ */
+static void vgpu_queue_resubmit(struct vgpu_queue *q,
+				struct vgpu_hw_fence *bad, int error)
+{
+	struct vgpu_hw_fence *f, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->fence_lock, flags);
+	list_for_each_entry_safe(f, tmp, &q->pending, link) {
+		struct vgpu_job *job = f->job;
+		int err = 0;
+
+		if (f == bad)
+			err = error;
+		else if (vgpu_vm_banned(job->vm))
+			err = -ECANCELED;
+		if (err) {
+			list_del(&f->link);
+			vgpu_hw_fence_signal_locked(q, f, err);
+			dma_fence_put(&f->base);
+			continue;
+		}
+		vgpu_ring_emit_job(q, job);
+	}
+	spin_unlock_irqrestore(&q->fence_lock, flags);
+
+	vgpu_queue_reattach(q);
+	vgpu_ring_kick(q);
+	drm_sched_start(&q->sched);
+}
+
+/*
  * The job @hf the ring is stuck in timed out: extend its timeout if it
  * moved since the last check (see "job timeout and progress").  Called
  * with the scheduler stopped.
@@ -545,8 +582,7 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	struct vgpu_queue *q = to_vgpu_job(sched_job)->q;
 	struct vgpu_device *vdev = q->vdev;
 	struct drm_gpu_scheduler *sched = &q->sched;
-	struct vgpu_hw_fence *f, *tmp, *stuck;
-	unsigned long flags;
+	struct vgpu_hw_fence *stuck;
 	char where[40] = "";
 	u32 cause, status;
 	int error, idx;
@@ -616,31 +652,9 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
 		  VGPU_QUEUE_CONTROL_ENABLE);
 	q->tail = 0;
-
-	spin_lock_irqsave(&q->fence_lock, flags);
-	list_for_each_entry_safe(f, tmp, &q->pending, link) {
-		struct vgpu_job *job = f->job;
-		int err = 0;
-
-		if (f == stuck)
-			err = error;
-		else if (vgpu_vm_banned(job->vm))
-			err = -ECANCELED;
-		if (err) {
-			list_del(&f->link);
-			vgpu_hw_fence_signal_locked(q, f, err);
-			dma_fence_put(&f->base);
-			continue;
-		}
-		vgpu_ring_emit_job(q, job);
-	}
-	spin_unlock_irqrestore(&q->fence_lock, flags);
-
+	vgpu_queue_resubmit(q, stuck, error);
 	if (stuck)
 		dma_fence_put(&stuck->base);
-	vgpu_queue_reattach(q);
-	vgpu_ring_kick(q);
-	drm_sched_start(sched);
 	drm_dev_exit(idx);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
@@ -787,21 +801,37 @@ void vgpu_queues_fini(struct vgpu_device *vdev)
 }
 
 /**
- * vgpu_queues_stop() - park every scheduler (before a device reset)
- * @vdev: vgpu device
+ * vgpu_queues_stop() - stop every scheduler and its timeout handler
+ *	(before a device reset)
+ * @vdev: vgpu device, fault interrupts suspended
+ *
+ * Jobs stay on the schedulers' pending lists and their fences on the
+ * queues' (vgpu_queues_restart() runs them again); a recovery in progress
+ * finishes first.
  */
 void vgpu_queues_stop(struct vgpu_device *vdev)
 {
 	u32 i;
 
-	for (i = 0; i < vdev->nr_queues; i++)
-		drm_sched_wqueue_stop(&vdev->queues[i].sched);
+	for (i = 0; i < vdev->nr_queues; i++) {
+		struct drm_gpu_scheduler *sched = &vdev->queues[i].sched;
+
+		drm_sched_wqueue_stop(sched);
+		/* A recovery restarts the scheduler: let it finish first. */
+		cancel_delayed_work_sync(&sched->work_tdr);
+		drm_sched_stop(sched, NULL);
+		cancel_delayed_work_sync(&sched->work_tdr);
+	}
 }
 
 /**
- * vgpu_queues_restart() - after a device reset: fail what was running,
- * program the rings again, restart the schedulers
- * @vdev: vgpu device, freshly reset
+ * vgpu_queues_restart() - after a device reset: program the rings again,
+ *	run the jobs that were on them again, restart the schedulers
+ * @vdev: vgpu device, freshly reset, every queue stopped with
+ *	vgpu_queues_stop() and its completed fences signalled
+ *
+ * A job the reset interrupted runs again from its start; jobs of banned
+ * VMs fail with -ECANCELED.
  */
 void vgpu_queues_restart(struct vgpu_device *vdev)
 {
@@ -809,9 +839,13 @@ void vgpu_queues_restart(struct vgpu_device *vdev)
 
 	for (i = 0; i < vdev->nr_queues; i++) {
 		struct vgpu_queue *q = &vdev->queues[i];
+		int ctx = q->hw_ctx;
 
 		vgpu_queue_hw_init(q);
-		vgpu_queue_fail_pending(q, -EIO);
-		drm_sched_wqueue_start(&q->sched);
+		/* Every pending job is of the context the queue had. */
+		if (ctx >= 0)
+			vgpu_queue_set_context(q, ctx);
+		WRITE_ONCE(q->error, VGPU_QUEUE_ERROR_NONE);
+		vgpu_queue_resubmit(q, NULL, 0);
 	}
 }

@@ -12,6 +12,4 @@ struct attribute_group;
 /* Attribute groups of the PCI device, for &pci_driver.dev_groups. */
 extern const struct attribute_group *vgpu_sysfs_groups[];
 
-const char *vgpu_hw_counter_name(unsigned int idx);
-
 #endif /* __VGPU_SYSFS_H__ */

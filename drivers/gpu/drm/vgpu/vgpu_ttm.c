@@ -7,6 +7,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/vgpu_drm.h>
@@ -92,10 +93,19 @@ static const struct ttm_resource_manager_func vgpu_sys_mgr_func = {
  * memory admission: from its first populate until it is destroyed, also
  * while TTM has it swapped out to shmem (the pages are then shmem's, RAM
  * or swap, still taken from the system).
+ *
+ * @importers counts the other devices that were given the pages (the BO
+ * is pinned for each, vgpu_ttm_tt_share()).  At unplug TTM unpopulates
+ * every tt to drop the device's DMA mappings; the pages of a shared tt
+ * must outlive that, because an importer may still map or access them,
+ * so only the mappings go and the pages are @kept until the tt is
+ * destroyed.
  */
 struct vgpu_tt {
 	struct ttm_tt ttm;
+	unsigned int importers;
 	bool held;
+	bool kept;
 };
 
 static struct ttm_tt *vgpu_ttm_tt_create(struct ttm_buffer_object *tbo,
@@ -140,35 +150,87 @@ err_free:
 	return NULL;
 }
 
+static struct vgpu_tt *to_vgpu_tt(struct ttm_tt *tt)
+{
+	return container_of(tt, struct vgpu_tt, ttm);
+}
+
 static int vgpu_ttm_tt_populate(struct ttm_device *bdev, struct ttm_tt *tt,
 				struct ttm_operation_ctx *ctx)
 {
-	struct vgpu_tt *vtt = container_of(tt, struct vgpu_tt, ttm);
+	struct vgpu_device *vdev = container_of(bdev, struct vgpu_device, ttm);
+	struct vgpu_tt *vtt = to_vgpu_tt(tt);
 	int ret;
 
 	/* Imported dma-buf: addresses were filled in at creation. */
 	if (tt->page_flags & TTM_TT_FLAG_EXTERNAL)
 		return 0;
+	/* No new DMA mapping for a device that is gone. */
+	if (drm_dev_is_unplugged(&vdev->drm) || vtt->kept)
+		return -ENODEV;
 	ret = ttm_pool_alloc(&bdev->pool, tt, ctx);
 	if (!ret && !vtt->held) {
 		vtt->held = true;
-		vgpu_admit_hold(container_of(bdev, struct vgpu_device, ttm),
-				(s64)tt->num_pages << PAGE_SHIFT);
+		vgpu_admit_hold(vdev, (s64)tt->num_pages << PAGE_SHIFT);
 	}
 	return ret;
+}
+
+/*
+ * Walk the pool's blocks of @tt: ttm_pool_alloc() maps each block of
+ * 2^order pages (the order in page->private) with one dma_map_page().
+ */
+#define for_each_tt_block(tt, i, order)					\
+	for ((i) = 0; (i) < (tt)->num_pages &&				\
+	     ((order) = (tt)->pages[i]->private, true);			\
+	     (i) += 1ul << (order))
+
+/* Unplug of a shared tt: drop the device's mappings, keep the pages. */
+static void vgpu_ttm_tt_keep_pages(struct ttm_device *bdev, struct ttm_tt *tt)
+{
+	unsigned long i, order;
+
+	for_each_tt_block(tt, i, order)
+		dma_unmap_page(bdev->pool.dev, tt->dma_address[i],
+			       PAGE_SIZE << order, DMA_BIDIRECTIONAL);
+	to_vgpu_tt(tt)->kept = true;
 }
 
 static void vgpu_ttm_tt_unpopulate(struct ttm_device *bdev, struct ttm_tt *tt)
 {
 	if (tt->page_flags & TTM_TT_FLAG_EXTERNAL)
 		return;
-	ttm_pool_free(&bdev->pool, tt);
+	if (to_vgpu_tt(tt)->importers)
+		vgpu_ttm_tt_keep_pages(bdev, tt);
+	else
+		ttm_pool_free(&bdev->pool, tt);
+}
+
+/**
+ * vgpu_ttm_tt_share() - count an importer of a tt's pages
+ * @tt: the tt of a BO pinned in TT for the importer
+ * @share: true when an importer gets the pages, false when it lets go
+ *
+ * Caller holds the BO's reservation.
+ */
+void vgpu_ttm_tt_share(struct ttm_tt *tt, bool share)
+{
+	struct vgpu_tt *vtt = to_vgpu_tt(tt);
+
+	if (share)
+		vtt->importers++;
+	else if (!WARN_ON(!vtt->importers))
+		vtt->importers--;
 }
 
 static void vgpu_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 {
-	struct vgpu_tt *vtt = container_of(tt, struct vgpu_tt, ttm);
+	struct vgpu_tt *vtt = to_vgpu_tt(tt);
+	unsigned long i, order;
 
+	if (vtt->kept)
+		for_each_tt_block(tt, i, order)
+			__free_pages(tt->pages[i], order);
 	if (vtt->held)
 		vgpu_admit_hold(container_of(bdev, struct vgpu_device, ttm),
 				-((s64)tt->num_pages << PAGE_SHIFT));
@@ -354,7 +416,7 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	u32 new_type = new_mem->mem_type;
 	struct ttm_tt *tt = tbo->ttm;
 	bool has_data;
-	int ret;
+	int idx, ret;
 
 	has_data = old_mem && (old_type == TTM_PL_VRAM ||
 			       (tt && (ttm_tt_is_populated(tt) ||
@@ -386,6 +448,9 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	ret = ttm_bo_wait_ctx(tbo, ctx);
 	if (ret)
 		return ret;
+	/* VRAM is gone with the device: nothing can be copied from or to it. */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
 	/* Small clears of visible VRAM are cheaper through the window. */
 	if (!has_data && new_type == TTM_PL_VRAM &&
 	    tbo->base.size <= VGPU_CPU_CLEAR_MAX &&
@@ -396,6 +461,7 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 					new_mem);
 	if (ret == -EOPNOTSUPP)
 		ret = vgpu_move_cpu(vdev, tbo, has_data ? old_mem : NULL, new_mem);
+	drm_dev_exit(idx);
 	if (ret)
 		return ret;
 	vgpu_bo_move_notify(tbo, new_mem);
@@ -450,7 +516,8 @@ static unsigned long vgpu_io_mem_pfn(struct ttm_buffer_object *tbo,
  * Used by ptrace/gdb on a CPU mapping (TTM's access_memory hook) and by
  * EXEC to read a command stream from a BO.
  *
- * Return: @len, or a negative errno (-ENXIO for VRAM outside the window).
+ * Return: @len, or a negative errno (-ENXIO for VRAM outside the window,
+ * -ENODEV for VRAM of an unplugged device).
  */
 int vgpu_ttm_access(struct ttm_buffer_object *tbo, unsigned long offset,
 		    void *buf, int len, int write)
@@ -471,14 +538,20 @@ int vgpu_ttm_access(struct ttm_buffer_object *tbo, unsigned long offset,
 			struct vgpu_vram_cursor cur;
 			void __iomem *io;
 
+			int idx;
+
 			vgpu_vram_cursor_init(&cur, res, off);
 			if (cur.start + n > vdev->visible_size)
 				return -ENXIO;
+			/* The BAR goes with the device. */
+			if (!drm_dev_enter(&vdev->drm, &idx))
+				return -ENODEV;
 			io = vdev->vram_cpu + cur.start;
 			if (write)
 				memcpy_toio(io, buf + done, n);
 			else
 				memcpy_fromio(buf + done, io, n);
+			drm_dev_exit(idx);
 		} else {
 			struct page *page;
 			void *va;

@@ -9,10 +9,12 @@
 
 struct ttm_buffer_object;
 struct ttm_resource;
+struct ttm_tt;
 struct vgpu_device;
 
 int vgpu_ttm_init(struct vgpu_device *vdev);
 void vgpu_ttm_fini(struct vgpu_device *vdev);
+void vgpu_ttm_tt_share(struct ttm_tt *tt, bool share);
 
 int vgpu_ttm_access(struct ttm_buffer_object *tbo, unsigned long offset,
 		    void *buf, int len, int write);

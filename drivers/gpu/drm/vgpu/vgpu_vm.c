@@ -17,6 +17,7 @@
 #include <drm/vgpu_drm.h>
 
 #include "vgpu_bo.h"
+#include "vgpu_chunk.h"
 #include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_file.h"
@@ -24,6 +25,7 @@
 #include "vgpu_job.h"
 #include "vgpu_pt.h"
 #include "vgpu_queue.h"
+#include "vgpu_stats.h"
 #include "vgpu_stream.h"
 #include "vgpu_vm.h"
 
@@ -65,8 +67,17 @@ MODULE_PARM_DESC(vm_max_pt_kib,
  * the move and the next EXEC would fault, but no job can be running then:
  * the move waited for every job fence on the BO.
  *
- * Lock order: &vgpu_vm.lock, BO reservations (drm_exec), a BO's
- * gpuva_lock, &vgpu_vm.pt_lock, &vgpu_ctx_mgr.lock, &vgpu_tlb.lock.
+ * The VM is the only writer of its page tables, all through the walker
+ * (see "page tables"): binding and unbinding here, the copy engine's
+ * windows through vgpu_vm_map_kernel(), and the paging code's chunks
+ * through vgpu_vm_pt_remap() and vgpu_vm_pt_zap().  Removing a mapping of
+ * pageable memory hands the device's dirty bits of what it clears to the
+ * chunks (vgpu_chunk_unmapped()), so that a chunk written through that
+ * mapping is still copied back when it is evicted.
+ *
+ * Lock order: &vgpu_vm.lock, BO reservations (drm_exec), &vgpu_paging.lock
+ * (unmapping pageable memory), a BO's gpuva_lock, &vgpu_vm.pt_lock,
+ * &vgpu_ctx_mgr.lock, &vgpu_tlb.lock.
  */
 
 static struct vgpu_vma *to_vgpu_vma(struct drm_gpuva *va)
@@ -177,12 +188,13 @@ static int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up)
 /**
  * vgpu_vm_map_kernel() - map kernel memory into the kernel part of a VM
  * @vm: VM
- * @va: where, at or above %VGPU_VM_USER_END
+ * @va: where: at or above %VGPU_VM_USER_END, anywhere in the kernel's VM
  * @addr: device address (DMA address with %VGPU_PTE_SYSTEM), contiguous
  * @size: bytes
  * @pte_flags: %VGPU_PTE_READ / _WRITE, %VGPU_PTE_SYSTEM
  *
- * The mapping lasts as long as the VM's page tables.
+ * The mapping lasts as long as the VM's page tables.  It uses the largest
+ * leaves @va and @addr allow, up to 1 GiB (the copy engine's windows).
  *
  * Return: 0 or a negative errno.
  */
@@ -192,7 +204,7 @@ int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 	struct vgpu_pt_update up;
 	int ret;
 
-	if (WARN_ON(va < VGPU_VM_USER_END))
+	if (WARN_ON(!vm->kernel && va < VGPU_VM_USER_END))
 		return -EINVAL;
 	vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
 	ret = vgpu_vm_root_prepare(vm, &up);
@@ -205,6 +217,84 @@ int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 	vgpu_vm_pt_commit_locked(vm, &up);
 	mutex_unlock(&vm->pt_lock);
 	return ret;
+}
+
+/**
+ * vgpu_vm_pt_remap() - map part of a mapping of pageable memory anew
+ * @vm: VM
+ * @up: batch, with vgpu_pt_pages_for_map() + vgpu_pt_pages_for_unmap()
+ *	pages of @va, @size reserved; committed here
+ * @gva: the mapping, of a pageable BO
+ * @va: start of the part, 4 KiB aligned
+ * @size: bytes
+ * @tbo: map the system pages of this BO (its resource), or NULL for VRAM
+ * @addr: with @tbo the offset in the BO of @va, else the VRAM offset
+ * @pte_flags: %VGPU_PTE_READ / _WRITE / _EXEC
+ *
+ * Replaces whatever translated the range: the dirty bits of what is
+ * cleared go to the BO's chunks (vgpu_chunk_unmapped()).  The TLB is
+ * flushed before the call returns.
+ *
+ * Context: &vgpu_paging.lock held; takes &vgpu_vm.pt_lock.
+ * Return: 0, -ENOENT if the VM has no page tables, or -ENXIO if @tbo's
+ * pages are not reachable.
+ */
+int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+		     struct drm_gpuva *gva, u64 va, u64 size,
+		     struct ttm_buffer_object *tbo, u64 addr, u64 pte_flags)
+{
+	int ret = 0;
+
+	mutex_lock(&vm->pt_lock);
+	if (!vm->root) {
+		ret = -ENOENT;
+	} else {
+		vgpu_pt_walk(VGPU_PT_OP_UNMAP, up, vm->root, va, size, NULL, 0,
+			     vgpu_chunk_unmapped, gva);
+		if (tbo)
+			ret = vgpu_pt_map(up, vm->root, va, size, tbo,
+					  tbo->resource, addr, pte_flags);
+		else
+			vgpu_pt_map_linear(up, vm->root, va, addr, size,
+					   pte_flags);
+	}
+	vgpu_vm_pt_commit_locked(vm, up);
+	mutex_unlock(&vm->pt_lock);
+	return ret;
+}
+
+/**
+ * vgpu_vm_pt_zap() - take part of a mapping of pageable memory away, for good
+ * @vm: VM
+ * @gva: the mapping, of a pageable BO
+ * @va: start of the part, 4 KiB aligned, not cutting a leaf
+ * @size: bytes
+ *
+ * Clears the range (keeping its tables, for the next mapping), flushes
+ * the TLB and waits for it, then clears what the device set in the
+ * entries meanwhile: once this returns, the device can no longer reach
+ * the memory and the dirty bits it set are final.  They go to the BO's
+ * chunks (vgpu_chunk_unmapped()).
+ *
+ * Context: &vgpu_paging.lock held; takes &vgpu_vm.pt_lock.
+ * Return: the OR of the ACCESSED / DIRTY bits cleared.
+ */
+u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
+		   u64 size)
+{
+	struct vgpu_pt_update up;
+	u64 ad = 0;
+	int pass;
+
+	mutex_lock(&vm->pt_lock);
+	for (pass = 0; vm->root && pass < 2; pass++) {
+		vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+		ad |= vgpu_pt_walk(VGPU_PT_OP_ZAP, &up, vm->root, va, size, NULL,
+				   0, vgpu_chunk_unmapped, gva);
+		vgpu_vm_pt_commit_locked(vm, &up);
+	}
+	mutex_unlock(&vm->pt_lock);
+	return ad;
 }
 
 /*
@@ -311,6 +401,39 @@ static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
 	return ret;
 }
 
+/*
+ * Clear [@start, @start + @range) of mapping @va.  The chunks of pageable
+ * memory take note of the device's dirty bits in what is cleared.
+ *
+ * Context: &vgpu_vm.pt_lock held, and for pageable memory
+ * &vgpu_paging.lock (vgpu_vm_paging_lock()).
+ */
+static void vgpu_vm_pt_unmap_va_locked(struct vgpu_vm *vm,
+				       struct vgpu_pt_update *up,
+				       struct drm_gpuva *va, u64 start,
+				       u64 range)
+{
+	lockdep_assert_held(&vm->pt_lock);
+	if (gem_to_vgpu_bo(va->gem.obj)->chunks)
+		vgpu_pt_walk(VGPU_PT_OP_UNMAP, up, vm->root, start, range,
+			     NULL, 0, vgpu_chunk_unmapped, va);
+	else
+		vgpu_pt_unmap(up, vm->root, start, range);
+}
+
+/* Unmapping pageable memory changes its chunks: their lock goes first. */
+static void vgpu_vm_paging_lock(struct vgpu_vm *vm, struct vgpu_bo *bo)
+{
+	if (bo->chunks)
+		mutex_lock(&vm->vdev->paging.lock);
+}
+
+static void vgpu_vm_paging_unlock(struct vgpu_vm *vm, struct vgpu_bo *bo)
+{
+	if (bo->chunks)
+		mutex_unlock(&vm->vdev->paging.lock);
+}
+
 static void vgpu_vm_vma_forget_locked(struct vgpu_vm *vm, struct vgpu_vma *vma)
 {
 	lockdep_assert_held(&vm->pt_lock);
@@ -352,11 +475,12 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 
 	drm_gpuva_op_remap_to_unmap_range(&op->remap, &start, &range);
 	drm_gem_object_get(obj);
+	vgpu_vm_paging_lock(vm, bo);
 	mutex_lock(&bo->gpuva_lock);
 	mutex_lock(&vm->pt_lock);
 	/* The surviving parts stay in the page tables as they are. */
 	if (ovma->mapped)
-		vgpu_pt_unmap(ctx->up, vm->root, start, range);
+		vgpu_vm_pt_unmap_va_locked(vm, ctx->up, old, start, range);
 	vgpu_vm_vma_forget_locked(vm, ovma);
 	if (prev)
 		vgpu_vm_vma_inherit_locked(vm, prev, ovma);
@@ -372,6 +496,7 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 		drm_gpuva_link(&next->base, old->vm_bo);
 	drm_gpuva_unlink(old);
 	mutex_unlock(&bo->gpuva_lock);
+	vgpu_vm_paging_unlock(vm, bo);
 	drm_gem_object_put(obj);
 	kfree(ovma);
 	return 0;
@@ -387,15 +512,18 @@ static int vgpu_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
 
 	drm_gem_object_get(obj);
+	vgpu_vm_paging_lock(vm, bo);
 	mutex_lock(&bo->gpuva_lock);
 	mutex_lock(&vm->pt_lock);
 	if (vma->mapped)
-		vgpu_pt_unmap(ctx->up, vm->root, va->va.addr, va->va.range);
+		vgpu_vm_pt_unmap_va_locked(vm, ctx->up, va, va->va.addr,
+					   va->va.range);
 	vgpu_vm_vma_forget_locked(vm, vma);
 	mutex_unlock(&vm->pt_lock);
 	drm_gpuva_unmap(&op->unmap);
 	drm_gpuva_unlink(va);
 	mutex_unlock(&bo->gpuva_lock);
+	vgpu_vm_paging_unlock(vm, bo);
 	drm_gem_object_put(obj);
 	kfree(vma);
 	return 0;
@@ -923,6 +1051,19 @@ void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes)
 	up_read(&vm->lock);
 }
 
+#define VGPU_VM_QUERY_FIELD(field, id)					\
+	VGPU_STATS_FIELD(struct drm_vgpu_query_vm, field, id)
+
+/* The driver's counters in &struct drm_vgpu_query_vm. */
+static const struct vgpu_stats_field vgpu_vm_query_stats[] = {
+	VGPU_VM_QUERY_FIELD(tlb_invalidations, TLB_INVALIDATIONS),
+	VGPU_VM_QUERY_FIELD(context_switches, CONTEXT_SWITCHES),
+	VGPU_VM_QUERY_FIELD(jobs_submitted, JOBS_SUBMITTED),
+	VGPU_VM_QUERY_FIELD(jobs_completed, JOBS_COMPLETED),
+	VGPU_VM_QUERY_FIELD(jobs_failed, JOBS_FAILED),
+	VGPU_VM_QUERY_FIELD(gpu_faults, FAULTS_HANDLED),
+};
+
 /**
  * vgpu_vm_query() - fill &struct drm_vgpu_query_vm for a VM
  * @vm: VM
@@ -945,10 +1086,6 @@ void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q)
 	q->leaves_2m = vm->pt_stats.leaves_2m;
 	mutex_unlock(&vm->pt_lock);
 
-	q->tlb_invalidations = atomic64_read(&vm->ctr.tlb_invalidations);
-	q->context_switches = atomic64_read(&vm->ctr.context_switches);
-	q->jobs_submitted = atomic64_read(&vm->ctr.jobs_submitted);
-	q->jobs_completed = atomic64_read(&vm->ctr.jobs_completed);
-	q->jobs_failed = atomic64_read(&vm->ctr.jobs_failed);
-	q->gpu_faults = atomic64_read(&vm->paging_ctr.faults);
+	vgpu_stats_fill(q, vgpu_vm_query_stats, ARRAY_SIZE(vgpu_vm_query_stats),
+			vm->vdev, vm);
 }

@@ -13,7 +13,9 @@
 
 struct drm_device;
 struct drm_file;
+struct drm_gpuva;
 struct drm_vgpu_query_vm;
+struct ttm_buffer_object;
 struct ttm_resource;
 struct vgpu_bo;
 struct vgpu_device;
@@ -78,6 +80,11 @@ int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
 		       u64 pte_flags);
 void vgpu_vm_pt_commit_locked(struct vgpu_vm *vm, struct vgpu_pt_update *up);
+int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
+		     struct drm_gpuva *gva, u64 va, u64 size,
+		     struct ttm_buffer_object *tbo, u64 addr, u64 pte_flags);
+u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
+		   u64 size);
 void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes);
 void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q);
 

@@ -17,6 +17,7 @@
 #include "vgpu_hw.h"
 #include "vgpu_paging_types.h"	/* Demand paging */
 #include "vgpu_pt.h"
+#include "vgpu_stats_types.h"
 #include "vgpu_stream_types.h"
 
 struct drm_sched_entity;
@@ -38,32 +39,6 @@ struct vgpu_vma {
 	u64 pte_flags;
 	bool mapped;
 	struct list_head rebind_link;
-};
-
-/**
- * struct vgpu_vm_counters - driver-side counters of a VM
- * @jobs_submitted: EXEC calls accepted.
- * @jobs_completed: jobs finished without error.
- * @jobs_failed: jobs finished with an error.
- * @tlb_invalidations: invalidation requests issued for the VM.
- * @context_switches: hardware contexts acquired.
- * @bytes_to_vram: bytes of BOs mapped in the VM moved into VRAM (fdinfo
- *	drm-vgpu-migrated-to-vram; vgpu_fdinfo_account_move()).
- * @bytes_to_system: bytes of BOs mapped in the VM moved out of VRAM.
- * @evictions: BOs mapped in the VM evicted from VRAM.
- * @engine_ns: busy time per hardware queue, ns (fdinfo drm-engine-*;
- *	vgpu_fdinfo_engine_charge()).
- */
-struct vgpu_vm_counters {
-	atomic64_t jobs_submitted;
-	atomic64_t jobs_completed;
-	atomic64_t jobs_failed;
-	atomic64_t tlb_invalidations;
-	atomic64_t context_switches;
-	atomic64_t bytes_to_vram;
-	atomic64_t bytes_to_system;
-	atomic64_t evictions;
-	atomic64_t engine_ns[VGPU_NUM_QUEUES];
 };
 
 /**
@@ -97,8 +72,9 @@ struct vgpu_vm_counters {
  * @ctr_base: device counters of @hw_ctx when it was acquired.
  * @ctr_acc: device counters accumulated over past contexts.
  * @banned: a GPU fault killed a job; EXEC and VM_BIND refuse.
- * @ctr: driver counters.
- * @paging_ctr: demand-paging counters (vgpu_paging.c).
+ * @stats: the VM's bank of the driver's counters (vgpu_stats.c).
+ * @engine_ns: busy time per hardware queue, ns (fdinfo drm-engine-*;
+ *	vgpu_fdinfo_engine_charge()).
  * @prefetch: the VM's fault-stream detector (vgpu_prefetch.c), protected
  *	by &vgpu_paging.lock.
  * @entity_lock: protects @entities creation.
@@ -129,8 +105,8 @@ struct vgpu_vm {
 	u64 ctr_acc[VGPU_CTR_NR];
 
 	atomic_t banned;
-	struct vgpu_vm_counters ctr;
-	struct vgpu_paging_counters paging_ctr;
+	struct vgpu_stats stats;
+	atomic64_t engine_ns[VGPU_NUM_QUEUES];
 	struct vgpu_prefetch prefetch;
 
 	struct mutex entity_lock;
