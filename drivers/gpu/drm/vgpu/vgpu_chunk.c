@@ -89,11 +89,12 @@
  * chosen among such chunks.  The batch holds a reference to each such
  * chunk's BO, and its system pages stay put (the chunk counts in
  * &vgpu_bo_chunks.resident until the copy is done).  If a copy job fails
- * (a device reset, -ENODEV after unplug), the chunk ends in system
- * memory: a failed copy in frees the VRAM copy, which nothing mapped
- * yet, and the fault is resolved again from the system pages; a failed
- * copy back leaves the system pages as they were — the writes made in
- * VRAM since the chunk came in are lost, as VRAM is after a reset.
+ * (-ENODEV after unplug, a job the device stopped; debugfs
+ * ``fail_chunk_copies`` makes one fail), the chunk ends in system memory:
+ * a failed copy in frees the VRAM copy, which nothing mapped yet, and the
+ * fault is resolved again from the system pages; a failed copy back
+ * leaves the system pages as they were, and the writes made in VRAM
+ * since the chunk came in are lost.
  *
  * **Dirty** is what the device says: it sets DIRTY in a leaf it writes
  * through (hardware.rst "Walks, permissions, A/D bits").  A VRAM copy is

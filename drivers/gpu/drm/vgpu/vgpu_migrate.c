@@ -43,12 +43,14 @@
  * vgpu_migrate_batch_submit().  The batch's *fence*
  * (vgpu_migrate_batch_fence()) exists from the first copy queued: it
  * signals once every job submitted for it is done, with the error of the
- * first that failed (a reset, -ENODEV after unplug), or at once with the
- * error when a job could not be submitted.  Submitting closes the fence;
- * copies queued afterwards get a new one.  A copy the engine cannot reach
- * (or for which the batch cannot grow) queues nothing and returns the
- * error.  Whoever waits for a fence of a batch that is still open must
- * first have its owner submit it: vgpu_migrate_batch_owns() tells.
+ * first that failed (-ENODEV after unplug, a job the device stopped), or
+ * at once with the error when a job could not be submitted.  Submitting
+ * closes the fence; copies queued afterwards get a new one.  A copy the
+ * engine cannot reach, or for which the batch cannot grow, queues nothing
+ * and returns the error (a batch that cannot grow half-way through a copy
+ * fails its fence instead).  Whoever waits for a fence of a batch that is
+ * still open must first have its owner submit it:
+ * vgpu_migrate_batch_owns() tells.
  *
  * - The fault thread keeps one batch per fault batch: chunk copies into
  *   VRAM and the copy back of the victims they evict are queued together,
