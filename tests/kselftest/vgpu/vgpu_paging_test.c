@@ -1035,9 +1035,11 @@ static int seq_passes(struct vgpu_dev *dev, uint64_t size, uint32_t passes)
  * twice VRAM (and at least 512 MiB, so that a chunk comes back too rarely
  * to be pinned as thrashing) fault on every chunk, pass after pass.  A
  * job that does not move still times out
- * (exec.hang_times_out_other_queues_carry_on).
+ * (exec.hang_times_out_other_queues_carry_on).  Up to three rounds of
+ * passes, each beyond three job timeouts: on a loaded host that takes
+ * longer than the harness's default 30 s.
  */
-TEST_F(pageable, faulting_job_outlives_timeout)
+TEST_F_TIMEOUT(pageable, faulting_job_outlives_timeout, 120)
 {
 	uint64_t size = 2 * self->vram > 512 * MiB ? 2 * self->vram : 512 * MiB;
 	struct drm_vgpu_query_paging pg0, pg;
