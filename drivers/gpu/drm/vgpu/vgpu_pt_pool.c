@@ -109,9 +109,12 @@ int vgpu_pt_pool_init(struct vgpu_device *vdev)
  * page walks and A/D updates (hardware.rst "Walks, permissions, A/D
  * bits"): a bit the device sets in the entry is in the value returned, or
  * it was set after the exchange, into @val.  Three 8-byte register
- * accesses, under &vgpu_pt_pool.xchg_lock.  A device that is gone walks
- * no more, and its registers may be unmapped: the entry is then read and
- * written through the BAR.
+ * accesses, under &vgpu_pt_pool.xchg_lock; a fourth, of STATUS, when the
+ * old value reads 0, which is also what a refused exchange reads: a
+ * device reset between the accesses forgets the address, and the
+ * exchange is then done again.  A device that is gone walks no more, and
+ * its registers may be unmapped: the entry is then read and written
+ * through the BAR.
  *
  * Context: any; takes &vgpu_pt_pool.xchg_lock.
  * Return: the entry's previous value.
@@ -121,6 +124,7 @@ u64 vgpu_pt_pool_xchg(struct vgpu_device *vdev, struct vgpu_pt_page *page,
 {
 	void __iomem *cpu = page->cpu + idx * sizeof(u64);
 	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	unsigned int tries = 3;
 	u64 old;
 	int dev;
 
@@ -130,11 +134,16 @@ u64 vgpu_pt_pool_xchg(struct vgpu_device *vdev, struct vgpu_pt_page *page,
 		return old;
 	}
 	spin_lock(&pool->xchg_lock);
-	writeq(page->addr + idx * sizeof(u64),
-	       vdev->mmio + VGPU_REG_PT_XCHG_ADDR_LO);
-	writeq(val, vdev->mmio + VGPU_REG_PT_XCHG_DATA_LO);
-	old = readq(vdev->mmio + VGPU_REG_PT_XCHG_DATA_LO);
+	do {
+		writeq(page->addr + idx * sizeof(u64),
+		       vdev->mmio + VGPU_REG_PT_XCHG_ADDR_LO);
+		writeq(val, vdev->mmio + VGPU_REG_PT_XCHG_DATA_LO);
+		old = readq(vdev->mmio + VGPU_REG_PT_XCHG_DATA_LO);
+		/* Refused (DATA reads 0): a device reset forgot the address. */
+	} while (!old && (vgpu_rd32(vdev, VGPU_REG_STATUS) &
+			  VGPU_STATUS_PT_XCHG_ERROR) && --tries);
 	spin_unlock(&pool->xchg_lock);
+	WARN_ON_ONCE(!tries);
 	drm_dev_exit(dev);
 	return old;
 }
