@@ -67,8 +67,9 @@ static void vram_read(VGPUTest *t, uint64_t addr, uint8_t *buf, uint64_t len)
  * Save a device to a file and load it into a new QEMU: registers, queues
  * (one stalled on a fault, one in ERROR with a context out of range, as a
  * refused ENABLE leaves it), an invalidation request with bits INVAL_CMD
- * ignores (the device fuzzer found the load refusing one), counters and
- * VRAM come back; the TLB starts empty.
+ * ignores (the device fuzzer found the load refusing one), the
+ * page-table exchange's address and old value, counters and VRAM come
+ * back; the TLB starts empty.
  */
 static void test_migration(void)
 {
@@ -98,6 +99,10 @@ static void test_migration(void)
     wr(&t, VGPU_REG_INVAL_CMD, 0xff0040);
     g_assert(wait_for(&t, cond_inval_done, 0, 0));
     wr(&t, VGPU_REG_INT_ENABLE, VGPU_INT_FENCE);
+    /* The page-table exchange's registers (a subsection of the stream). */
+    mem_wq(&t, false, SCRATCH_PA + 32, 0x1234);
+    wr64(&t, VGPU_REG_PT_XCHG_ADDR_LO, SCRATCH_PA + 32);
+    wr64(&t, VGPU_REG_PT_XCHG_DATA_LO, 0x5678);
     walks = ctr(&t, CTX, VGPU_CTR_WALKS);
     for (i = 0; i < VGPU_CTR_NR; i++) {
         counters[i] = ctr(&t, CTX, i);
@@ -130,6 +135,9 @@ static void test_migration(void)
     }
     g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA), ==, 0x5a5a);
     g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA + 8), ==, 17);
+    g_assert_cmphex(rd64(&d, VGPU_REG_PT_XCHG_ADDR_LO), ==, SCRATCH_PA + 32);
+    g_assert_cmphex(rd64(&d, VGPU_REG_PT_XCHG_DATA_LO), ==, 0x1234);
+    g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA + 32), ==, 0x5678);
 
     /* The TLB was not migrated: the same copy walks the tables again. */
     memcpy(d.tail, t.tail, sizeof(d.tail));

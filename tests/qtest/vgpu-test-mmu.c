@@ -1,5 +1,6 @@
 /*
- * vgpu qtests: translation, permissions, TLB and invalidation, A/D bits.
+ * vgpu qtests: translation, permissions, TLB and invalidation, A/D bits,
+ * the page-table exchange (PT_XCHG).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -470,6 +471,261 @@ static void test_ad_dirty_after_read(void)
     vgpu_test_stop(&t);
 }
 
+/* ----------------------------------------------- Page-table exchange --- */
+
+#define XCHG_PA             (9 * MiB)
+#define XCHG_VRAM_SIZE      (64 * MiB)      /* vgpu_test_start()'s default */
+
+/* Exchange through the registers; the previous word is returned. */
+static uint64_t pt_xchg(VGPUTest *t, uint64_t addr, uint64_t val)
+{
+    wr64(t, VGPU_REG_PT_XCHG_ADDR_LO, addr);
+    wr64(t, VGPU_REG_PT_XCHG_DATA_LO, val);
+    return rd64(t, VGPU_REG_PT_XCHG_DATA_LO);
+}
+
+static void test_pt_xchg(void)
+{
+    uint64_t last = XCHG_VRAM_SIZE - 8;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    g_assert_true(rd(&t, VGPU_REG_CAPS) & VGPU_CAPS_PT_XCHG);
+    g_assert_cmphex(rd64(&t, VGPU_REG_PT_XCHG_ADDR_LO), ==,
+                    VGPU_PT_XCHG_ADDR_NONE);
+    mem_wq(&t, false, XCHG_PA, 0x1111222233334444ull);
+    mem_wq(&t, false, XCHG_PA + 8, 0x5555666677778888ull);
+
+    /* The old word comes back, the new one is in VRAM, the next is not. */
+    g_assert_cmphex(pt_xchg(&t, XCHG_PA, 0xaaaabbbbccccddddull), ==,
+                    0x1111222233334444ull);
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA), ==, 0xaaaabbbbccccddddull);
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA + 8), ==,
+                    0x5555666677778888ull);
+    g_assert_cmphex(rd64(&t, VGPU_REG_PT_XCHG_ADDR_LO), ==, XCHG_PA);
+    g_assert_cmphex(rd(&t, VGPU_REG_STATUS), ==, VGPU_STATUS_READY);
+
+    /* A second exchange returns the first one's value; reads repeat. */
+    g_assert_cmphex(pt_xchg(&t, XCHG_PA, 0), ==, 0xaaaabbbbccccddddull);
+    g_assert_cmphex(rd64(&t, VGPU_REG_PT_XCHG_DATA_LO), ==,
+                    0xaaaabbbbccccddddull);
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA), ==, 0);
+
+    /* 32-bit halves: nothing happens until _HI is written. */
+    wr(&t, VGPU_REG_PT_XCHG_DATA_LO, 0x9abcdef0);
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA), ==, 0);
+    wr(&t, VGPU_REG_PT_XCHG_DATA_HI, 0x12345678);
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA), ==, 0x123456789abcdef0ull);
+    g_assert_cmphex(rd(&t, VGPU_REG_PT_XCHG_DATA_LO), ==, 0);
+    g_assert_cmphex(rd(&t, VGPU_REG_PT_XCHG_DATA_HI), ==, 0);
+
+    /* 8-byte accesses, as the driver makes them; the last word of VRAM. */
+    mem_wq(&t, false, last, 0x0123456789abcdefull);
+    qpci_io_writeq(t.dev, t.mmio, VGPU_REG_PT_XCHG_ADDR_LO, last);
+    qpci_io_writeq(t.dev, t.mmio, VGPU_REG_PT_XCHG_DATA_LO, 0xfedcba98ull);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.mmio, VGPU_REG_PT_XCHG_DATA_LO),
+                    ==, 0x0123456789abcdefull);
+    g_assert_cmphex(mem_rq(&t, false, last), ==, 0xfedcba98ull);
+    g_assert_cmphex(rd(&t, VGPU_REG_STATUS), ==, VGPU_STATUS_READY);
+
+    /* A reset forgets the address: the next exchange is refused. */
+    wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_RESET);
+    g_assert_cmphex(rd64(&t, VGPU_REG_PT_XCHG_ADDR_LO), ==,
+                    VGPU_PT_XCHG_ADDR_NONE);
+    g_assert_cmphex(rd64(&t, VGPU_REG_PT_XCHG_DATA_LO), ==, 0);
+    vgpu_test_stop(&t);
+}
+
+typedef struct XchgBadCase {
+    const char *name;
+    bool set_addr;          /* false: ADDR keeps its reset value */
+    uint64_t addr;
+} XchgBadCase;
+
+static const XchgBadCase xchg_bad_cases[] = {
+    { "never-set", false, 0 },
+    { "unaligned", true, XCHG_PA + 4 },
+    { "unaligned-by-one", true, XCHG_PA + 1 },
+    { "straddles-end", true, XCHG_VRAM_SIZE - 4 },
+    { "at-end", true, XCHG_VRAM_SIZE },
+    { "far-beyond", true, 1ull << 40 },
+    { "wraps", true, ~7ull },
+};
+
+/* A refused exchange: guest error, STATUS bit, DATA 0, memory untouched. */
+static void test_pt_xchg_refused(const void *opaque)
+{
+    const XchgBadCase *c = opaque;
+    static const uint64_t watch[] = {
+        XCHG_PA, XCHG_PA + 8, XCHG_VRAM_SIZE - 16, XCHG_VRAM_SIZE - 8, 0,
+    };
+    uint64_t before[ARRAY_SIZE(watch)];
+    VGPUTest t;
+    int i;
+
+    vgpu_test_start(&t, NULL);
+    for (i = 0; i < ARRAY_SIZE(watch); i++) {
+        before[i] = 0x0101010101010101ull * (i + 1) ^ 0x8000000000000001ull;
+        mem_wq(&t, false, watch[i], before[i]);
+    }
+    /* A good exchange first, so that DATA holds something to lose. */
+    g_assert_cmphex(pt_xchg(&t, XCHG_PA + 16, 0x42), ==, 0);
+    if (c->set_addr) {
+        wr64(&t, VGPU_REG_PT_XCHG_ADDR_LO, c->addr);
+    } else {
+        wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_RESET);
+    }
+    wr64(&t, VGPU_REG_PT_XCHG_DATA_LO, 0xdeadbeefdeadbeefull);
+    g_assert_cmphex(rd(&t, VGPU_REG_STATUS), ==,
+                    VGPU_STATUS_READY | VGPU_STATUS_PT_XCHG_ERROR);
+    g_assert_cmphex(rd64(&t, VGPU_REG_PT_XCHG_DATA_LO), ==, 0);
+    for (i = 0; i < ARRAY_SIZE(watch); i++) {
+        g_assert_cmphex(mem_rq(&t, false, watch[i]), ==, before[i]);
+    }
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA + 16), ==, 0x42);
+
+    /* The next accepted exchange clears the error. */
+    g_assert_cmphex(pt_xchg(&t, XCHG_PA + 16, 0), ==, 0x42);
+    g_assert_cmphex(rd(&t, VGPU_REG_STATUS), ==, VGPU_STATUS_READY);
+    vgpu_test_stop(&t);
+}
+
+#define XCHG_VA             0xa00000000ull
+#define XCHG_LEAF           (VGPU_PTE_VALID | PTE_RW | XCHG_PA)
+
+static uint64_t xchg_leaf_addr(VGPUTest *t)
+{
+    bool sys;
+    uint64_t addr = pt_entry(t, CTX, XCHG_VA, 0, &sys);
+
+    g_assert_false(sys);
+    return addr;
+}
+
+/*
+ * A write through a leaf, then the CPU clears the leaf with the exchange:
+ * the old value carries DIRTY.  Once the TLB is invalidated, a write
+ * faults as not present at level 0, and nothing reaches memory or the
+ * cleared entry.
+ */
+static void test_pt_xchg_dirty(void)
+{
+    uint32_t data = 0x600dda7a;
+    uint64_t leaf, old, faults;
+    FaultRec r;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    basic_setup(&t);
+    map4k(&t, CTX, XCHG_VA, XCHG_PA, PTE_RW);
+    mem_fill(&t, false, XCHG_PA, 0, 4 * KiB);
+    leaf = xchg_leaf_addr(&t);
+    g_assert_cmphex(mem_rq(&t, false, leaf), ==, XCHG_LEAF);
+
+    cmd_write(&t, 0, XCHG_VA + 0x100, &data, 1);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    old = pt_xchg(&t, leaf, 0);
+    g_assert_cmphex(old, ==, XCHG_LEAF | VGPU_PTE_ACCESSED | VGPU_PTE_DIRTY);
+    g_assert_cmphex(mem_rq(&t, false, leaf), ==, 0);
+
+    inval(&t, VGPU_INVAL_OP_RANGE, CTX, XCHG_VA, 4 * KiB);
+    faults = ctr(&t, CTX, VGPU_CTR_FAULTS);
+    data = 0xbadbad;
+    cmd_write(&t, 0, XCHG_VA + 0x200, &data, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, faults + 1);
+    r = fault_rec(&t, 0);
+    g_assert_cmphex(r.va, ==, XCHG_VA);
+    g_assert_cmphex(r.info, ==, fault_info(0, CTX, VGPU_ACCESS_WRITE,
+                                           VGPU_FAULT_NOT_PRESENT, 0));
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA + 0x200), ==, 0);
+    g_assert_cmphex(mem_rq(&t, false, leaf), ==, 0);
+
+    /* The driver maps the page again and replays: the write lands. */
+    g_assert_cmphex(pt_xchg(&t, leaf, XCHG_LEAF), ==, 0);
+    qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    q_wait_done(&t, 0);
+    g_assert_cmphex(mem_rq(&t, false, XCHG_PA + 0x200) & 0xffffffff, ==,
+                    0xbadbad);
+    g_assert_cmphex(mem_rq(&t, false, leaf), ==,
+                    XCHG_LEAF | VGPU_PTE_ACCESSED | VGPU_PTE_DIRTY);
+    vgpu_test_stop(&t);
+}
+
+#define XCHG_ROUNDS         40
+#define XCHG_FILLS          8               /* 2 MiB each before the write */
+
+/*
+ * The race itself: a queue, its translation cached by a read (without
+ * DIRTY), fills 16 MiB elsewhere and then writes through the leaf; the
+ * CPU clears the leaf with the exchange after a delay that varies from
+ * round to round, so it lands before or after the write.  Either way no
+ * write is lost: the data is in memory only if the old value has DIRTY;
+ * otherwise the write faults (not present, level 0) once it comes, and
+ * lands after the driver maps the page again and replays.
+ */
+static void test_pt_xchg_race(void)
+{
+    unsigned before = 0, after = 0;
+    uint64_t leaf, old;
+    VGPUTest t;
+    uint32_t i, j;
+
+    vgpu_test_start(&t, NULL);
+    cmd_setup(&t);
+    map4k(&t, CTX, XCHG_VA, XCHG_PA, PTE_RW);
+    leaf = xchg_leaf_addr(&t);
+    for (i = 1; i <= XCHG_ROUNDS; i++) {
+        bool landed;
+        FaultRec r;
+
+        mem_wq(&t, false, XCHG_PA, 0);
+        mem_wq(&t, false, leaf, XCHG_LEAF);
+        inval(&t, VGPU_INVAL_OP_CONTEXT, CTX, 0, 0);
+        cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, XCHG_VA,
+                  VGPU_TOUCH_LINE, 0, 0, 0, 1);
+        for (j = 0; j < XCHG_FILLS; j++) {
+            cmd_fill(&t, 0, CMD_VA, CMD_SIZE, i + j);
+        }
+        cmd_write(&t, 0, XCHG_VA, &i, 1);
+        q_submit(&t, 0);
+        g_usleep((i % 10) * 400);
+
+        old = pt_xchg(&t, leaf, 0);
+        landed = (mem_rq(&t, false, XCHG_PA) & 0xffffffff) == i;
+        if (old & VGPU_PTE_DIRTY) {
+            /* The write came first. */
+            before++;
+            q_wait_done(&t, 0);
+            g_assert_cmphex(mem_rq(&t, false, XCHG_PA) & 0xffffffff, ==, i);
+            continue;
+        }
+        /* The exchange came first: the write has not landed, and faults. */
+        g_assert_false(landed);
+        after++;
+        inval(&t, VGPU_INVAL_OP_RANGE, CTX, XCHG_VA, 4 * KiB);
+        q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+        r = fault_rec(&t, (after - 1) % 64);
+        g_assert_cmphex(r.va, ==, XCHG_VA);
+        g_assert_cmphex(r.info, ==, fault_info(0, CTX, VGPU_ACCESS_WRITE,
+                                               VGPU_FAULT_NOT_PRESENT, 0));
+        wr(&t, VGPU_REG_FAULT_BUF_HEAD, after % 64);
+        g_assert_cmphex(mem_rq(&t, false, XCHG_PA), ==, 0);
+        g_assert_cmphex(pt_xchg(&t, leaf, XCHG_LEAF), ==, 0);
+        qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+        q_wait_done(&t, 0);
+        g_assert_cmphex(mem_rq(&t, false, XCHG_PA) & 0xffffffff, ==, i);
+        g_assert_true(mem_rq(&t, false, leaf) & VGPU_PTE_DIRTY);
+    }
+    g_test_message("write before the exchange %u times, after it %u times",
+                   before, after);
+    g_assert_cmpuint(before + after, ==, XCHG_ROUNDS);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, after);
+    vgpu_test_stop(&t);
+}
+
 /* ------------------------------------------------------------- Tests --- */
 
 void vgpu_test_add_mmu(void)
@@ -483,4 +739,8 @@ void vgpu_test_add_mmu(void)
     qtest_add_func("/vgpu/tlb/l1-eviction", test_tlb_l1_eviction);
     ADD_TABLE("mmu/ad-bits", ad_cases, test_ad_bits);
     qtest_add_func("/vgpu/mmu/dirty-after-read", test_ad_dirty_after_read);
+    qtest_add_func("/vgpu/mmu/pt-xchg/exchange", test_pt_xchg);
+    ADD_TABLE("mmu/pt-xchg/refused", xchg_bad_cases, test_pt_xchg_refused);
+    qtest_add_func("/vgpu/mmu/pt-xchg/dirty", test_pt_xchg_dirty);
+    qtest_add_func("/vgpu/mmu/pt-xchg/race", test_pt_xchg_race);
 }

@@ -45,7 +45,7 @@ static void test_ident(const void *opaque)
                     VGPU_CAPS_PAGE_64K | VGPU_CAPS_PAGE_2M | VGPU_CAPS_PAGE_1G |
                     VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                     VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
-                    VGPU_CAPS_PRIV_LEVELS);
+                    VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG);
     g_assert_cmphex(rd64(&t, VGPU_REG_VRAM_SIZE_LO), ==, c->vram_size);
     g_assert_cmphex(rd64(&t, VGPU_REG_VISIBLE_SIZE_LO), ==, c->visible_size);
     g_assert_cmphex(rd64(&t, VGPU_REG_VISIBLE_BASE_LO), ==, 0);

@@ -193,6 +193,8 @@ struct VGPUState {
     uint32_t fault_tail;
     uint32_t fault_overflows;
     uint32_t access_ctr_index;
+    uint64_t pt_xchg_addr;      /* PT_XCHG_ADDR */
+    uint64_t pt_xchg_old;       /* PT_XCHG_DATA: the word last replaced */
     uint64_t ctx_root[VGPU_NUM_CONTEXTS];
     VGPUQueue queue[VGPU_NUM_QUEUES];
     uint64_t ctr_global[VGPU_CTR_NR];
@@ -262,6 +264,7 @@ bool vgpu_inval_load_check(VGPUState *s, Error **errp);
 /* vgpu-mmu.c */
 bool vgpu_mmu_translate(VGPUState *s, VGPUQueue *q, uint64_t va,
                         unsigned access, VGPUXlate *x, VGPUFaultInfo *f);
+bool vgpu_pt_xchg(VGPUState *s, uint64_t addr, uint64_t val, uint64_t *old);
 bool vgpu_mem_read(VGPUState *s, uint32_t ctx, const VGPUXlate *x,
                    void *buf, uint64_t len);
 bool vgpu_mem_write(VGPUState *s, uint32_t ctx, const VGPUXlate *x,

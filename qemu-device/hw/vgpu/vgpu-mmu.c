@@ -120,6 +120,27 @@ static bool vgpu_pt_set_bits(VGPUState *s, bool system, uint64_t addr,
     return r == MEMTX_OK;
 }
 
+/*
+ * PT_XCHG: store @val in the VRAM word at @addr and return the word it
+ * replaced in *@old.  Atomic with the walks and A/D updates above: those
+ * run under the BQL like this MMIO access, and both the A/D OR and this
+ * exchange are single atomic host operations, so CPU stores through the
+ * BAR window (which need no BQL) cannot tear either.  False, with memory
+ * untouched, if @addr is not 8-byte aligned or not inside VRAM.
+ */
+bool vgpu_pt_xchg(VGPUState *s, uint64_t addr, uint64_t val, uint64_t *old)
+{
+    uint64_t *p;
+
+    if (addr % sizeof(*p) || !vgpu_vram_range_ok(s, addr, sizeof(*p))) {
+        return false;
+    }
+    p = vgpu_vram_wptr(s, addr, sizeof(*p));
+    *old = le64_to_cpu(qatomic_xchg(p, cpu_to_le64(val)));
+    trace_vgpu_pt_xchg(addr, val, *old);
+    return true;
+}
+
 static bool vgpu_fail(VGPUFaultInfo *f, uint8_t reason, uint8_t level)
 {
     f->reason = reason;

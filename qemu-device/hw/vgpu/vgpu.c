@@ -127,6 +127,8 @@ void vgpu_reset_state(VGPUState *s)
     s->fault_tail = 0;
     s->fault_overflows = 0;
     s->access_ctr_index = 0;
+    s->pt_xchg_addr = VGPU_PT_XCHG_ADDR_NONE;
+    s->pt_xchg_old = 0;
     memset(s->ctx_root, 0, sizeof(s->ctx_root));
     vgpu_counters_reset(s);
     s->wlatch_addr = 0;
@@ -210,6 +212,12 @@ static bool vgpu_reg64_read(VGPUState *s, hwaddr addr, uint64_t *val)
     case VGPU_REG_FAULT_BUF_LO:
         *val = s->fault_buf;
         return true;
+    case VGPU_REG_PT_XCHG_ADDR_LO:
+        *val = s->pt_xchg_addr;
+        return true;
+    case VGPU_REG_PT_XCHG_DATA_LO:
+        *val = s->pt_xchg_old;
+        return true;
     }
     if (vgpu_in_ctx_bank(addr, &i, &reg)) {
         if (reg == VGPU_CTX_ROOT_LO) {
@@ -248,6 +256,8 @@ static bool vgpu_reg64_writable(hwaddr addr)
     case VGPU_REG_INVAL_VA_LO:
     case VGPU_REG_INVAL_SIZE_LO:
     case VGPU_REG_FAULT_BUF_LO:
+    case VGPU_REG_PT_XCHG_ADDR_LO:
+    case VGPU_REG_PT_XCHG_DATA_LO:
         return true;
     }
     if (vgpu_in_ctx_bank(addr, &i, &reg)) {
@@ -257,6 +267,20 @@ static bool vgpu_reg64_writable(hwaddr addr)
         return reg == VGPU_QUEUE_RING_LO;
     }
     return false;
+}
+
+/* A write of PT_XCHG_DATA: exchange it with the word at PT_XCHG_ADDR. */
+static void vgpu_pt_xchg_write(VGPUState *s, uint64_t val)
+{
+    if (!vgpu_pt_xchg(s, s->pt_xchg_addr, val, &s->pt_xchg_old)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vgpu: PT_XCHG at 0x%" PRIx64
+                      " refused: not 8-byte aligned or outside VRAM\n",
+                      s->pt_xchg_addr);
+        s->pt_xchg_old = 0;
+        s->status |= VGPU_STATUS_PT_XCHG_ERROR;
+        return;
+    }
+    s->status &= ~VGPU_STATUS_PT_XCHG_ERROR;
 }
 
 static void vgpu_reg64_write(VGPUState *s, hwaddr addr, uint64_t val)
@@ -279,6 +303,12 @@ static void vgpu_reg64_write(VGPUState *s, hwaddr addr, uint64_t val)
         s->fault_head = 0;
         s->fault_tail = 0;
         vgpu_fault_buf_check(s);
+        return;
+    case VGPU_REG_PT_XCHG_ADDR_LO:
+        s->pt_xchg_addr = val;
+        return;
+    case VGPU_REG_PT_XCHG_DATA_LO:
+        vgpu_pt_xchg_write(s, val);
         return;
     }
     if (vgpu_in_ctx_bank(addr, &i, &reg)) {
@@ -312,7 +342,8 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
         return VGPU_CAPS_PAGE_64K | VGPU_CAPS_PAGE_2M | VGPU_CAPS_PAGE_1G |
                VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
-               VGPU_CAPS_PRIV_LEVELS | (s->strict ? VGPU_CAPS_STRICT : 0);
+               VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
+               (s->strict ? VGPU_CAPS_STRICT : 0);
     case VGPU_REG_NUM_QUEUES:
         return VGPU_NUM_QUEUES;
     case VGPU_REG_NUM_CONTEXTS:
@@ -584,7 +615,8 @@ static const VMStateDescription vmstate_vgpu_inval = {
 
 #define VGPU_STATUS_BITS    (VGPU_STATUS_READY | VGPU_STATUS_WINDOW_ERROR | \
                              VGPU_STATUS_INVAL_REFUSED | \
-                             VGPU_STATUS_FAULT_BUF_ERROR)
+                             VGPU_STATUS_FAULT_BUF_ERROR | \
+                             VGPU_STATUS_PT_XCHG_ERROR)
 
 /*
  * Check what a migration stream loaded before anything uses it: a
@@ -651,6 +683,26 @@ static int vgpu_post_load(void *opaque, int version_id)
     return 0;
 }
 
+/* The PT_XCHG registers (version 1.3), sent once the driver used them. */
+static bool vgpu_pt_xchg_needed(void *opaque)
+{
+    VGPUState *s = opaque;
+
+    return s->pt_xchg_addr != VGPU_PT_XCHG_ADDR_NONE || s->pt_xchg_old;
+}
+
+static const VMStateDescription vmstate_vgpu_pt_xchg = {
+    .name = "vgpu/pt-xchg",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_pt_xchg_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(pt_xchg_addr, VGPUState),
+        VMSTATE_UINT64(pt_xchg_old, VGPUState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_vgpu = {
     .name = TYPE_VGPU,
     .version_id = 2,                /* 2: CALL state in each queue */
@@ -691,6 +743,10 @@ static const VMStateDescription vmstate_vgpu = {
         VMSTATE_UINT32(rlatch_val, VGPUState),
         VMSTATE_UINT32(rr_next, VGPUState),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_vgpu_pt_xchg,
+        NULL
     }
 };
 

@@ -101,9 +101,11 @@
  * dirty once a leaf cleared from it had DIRTY, in any VM and at any VA:
  * every walk that clears leaves of pageable memory (a fault remapping
  * the chunk, VM_BIND unbinding it, a VM going away, the eviction itself)
- * hands them to vgpu_chunk_unmapped(), which marks the chunk.  A chunk
- * that is only read stays clean however it is mapped, and a write needs
- * no second fault.
+ * hands them to vgpu_chunk_unmapped(), which marks the chunk.  The walker
+ * clears those leaves with the device's exchange and takes the bits from
+ * the old value, so none the device sets as the leaf goes is lost
+ * (vgpu_pt.c, "page tables").  A chunk that is only read stays clean
+ * however it is mapped, and a write needs no second fault.
  *
  * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first zaps its
  * entries in every VM that maps it and waits for the TLB invalidation,
@@ -156,6 +158,11 @@
  *    invalidation); &vgpu_migrate.lock while a copy job is pushed to the
  *    kernel queue.  Copy fences are signalled from the general interrupt,
  *    never from the fault thread.
+ * 6. &vgpu_pt_pool.xchg_lock, a spinlock, innermost: taken under a
+ *    page-table lock by the walker for the three register accesses of
+ *    one exchange of a live entry (vgpu_pt_pool_xchg()), nothing taken
+ *    under it.  The DIRTY bits that decide a chunk's copy back come from
+ *    those exchanges, so none the device sets is lost.
  *
  * Waiting for a chunk's copy: &vgpu_paging.lock is dropped for the wait
  * (levels 1 to 3 may stay held).  That is safe because the fault thread,

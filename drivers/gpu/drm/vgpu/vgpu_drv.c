@@ -52,7 +52,9 @@
  * vgpu/uapi.rst, "Device nodes").  Each open file of either node gets a
  * default GPU VM and may create more (vgpu_file.c); a VM allocates nothing
  * on the device until its first mapping.  Probe refuses a device without
- * %VGPU_CAPS_REQUIRED: user commands run only through CALL, unprivileged.
+ * %VGPU_CAPS_REQUIRED: user commands run only through CALL, unprivileged,
+ * and page-table entries the device may be updating are cleared with its
+ * exchange (vgpu_pt.c, "page tables").
  *
  * Teardown is in two halves.  remove() stops everything that touches the
  * device (interrupts, the copy engine, the fault buffer, the queues),
@@ -240,9 +242,12 @@ static int vgpu_hw_identify(struct vgpu_device *vdev)
 		drm_err(drm, "inconsistent device parameters\n");
 		return -ENODEV;
 	}
-	/* User streams run only through CALL, unprivileged (vgpu_stream.c). */
+	/*
+	 * User streams run only through CALL, unprivileged (vgpu_stream.c);
+	 * live page-table entries are cleared with PT_XCHG (vgpu_pt.c).
+	 */
 	if ((vdev->caps & VGPU_CAPS_REQUIRED) != VGPU_CAPS_REQUIRED) {
-		drm_err(drm, "device lacks CALL, FENCE_NOWRITE or privilege levels (caps %#x)\n",
+		drm_err(drm, "device lacks CALL, FENCE_NOWRITE, privilege levels or PT_XCHG (caps %#x)\n",
 			vdev->caps);
 		return -ENODEV;
 	}

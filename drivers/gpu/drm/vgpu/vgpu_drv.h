@@ -36,7 +36,7 @@
 
 /** VGPU_CAPS_REQUIRED - device capabilities the driver cannot do without */
 #define VGPU_CAPS_REQUIRED	(VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE | \
-				 VGPU_CAPS_PRIV_LEVELS)
+				 VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG)
 
 /** VGPU_CTR_KEPT - device counters a counter reset must not hide */
 #define VGPU_CTR_KEPT		(BIT(VGPU_CTR_STRICT_STALE) | \

@@ -58,7 +58,7 @@
 #define   VGPU_VERSION_MAJOR_SHIFT	16
 #define   VGPU_VERSION_MAJOR_MASK	VGPU_MASK(31, 16)
 #define   VGPU_VERSION_MAJOR		1
-#define   VGPU_VERSION_MINOR		2	/* 1: CALL, FENCE NOWRITE; 2: privilege levels */
+#define   VGPU_VERSION_MINOR		3	/* 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG */
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -69,6 +69,7 @@
 #define   VGPU_CAPS_CALL		VGPU_BIT(6)	/* VGPU_OP_CALL */
 #define   VGPU_CAPS_FENCE_NOWRITE	VGPU_BIT(7)	/* VGPU_FENCE_FLAG_NOWRITE */
 #define   VGPU_CAPS_PRIV_LEVELS		VGPU_BIT(8)	/* CALL streams are unprivileged */
+#define   VGPU_CAPS_PT_XCHG		VGPU_BIT(9)	/* PT_XCHG_ADDR / PT_XCHG_DATA */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -99,6 +100,7 @@
 #define   VGPU_STATUS_WINDOW_ERROR	VGPU_BIT(1)	/* last VISIBLE_BASE refused */
 #define   VGPU_STATUS_INVAL_REFUSED	VGPU_BIT(2)	/* INVAL_CMD full or invalid */
 #define   VGPU_STATUS_FAULT_BUF_ERROR	VGPU_BIT(3)	/* fault buffer set-up invalid */
+#define   VGPU_STATUS_PT_XCHG_ERROR	VGPU_BIT(4)	/* last PT_XCHG refused */
 
 /* ---------------------------------------------------------- Interrupts --- */
 
@@ -150,6 +152,21 @@
 #define VGPU_REG_ACCESS_CTR_VALUE	0x00c4	/* RO, accesses to that chunk */
 #define VGPU_REG_ACCESS_CTR_CLEAR	0x00c8	/* WO, value = chunk, ~0 = all */
 #define   VGPU_ACCESS_CTR_CLEAR_ALL	0xffffffffu
+
+/* ------------------------------------------------ Page-table exchange --- */
+
+/*
+ * Exchange one 64-bit word of VRAM atomically with the device's page walks
+ * and A/D updates: write ADDR, write DATA (the _HI write stores it at ADDR),
+ * read DATA (the word's previous value).  ADDR must be 8-byte aligned and
+ * inside VRAM, else the exchange is refused (VGPU_STATUS_PT_XCHG_ERROR,
+ * memory untouched, DATA reads 0).  ADDR resets to VGPU_PT_XCHG_ADDR_NONE.
+ */
+#define VGPU_REG_PT_XCHG_ADDR_LO	0x00d0	/* RW, VRAM offset of the word */
+#define VGPU_REG_PT_XCHG_ADDR_HI	0x00d4
+#define   VGPU_PT_XCHG_ADDR_NONE	(~0ull)	/* reset value: refused */
+#define VGPU_REG_PT_XCHG_DATA_LO	0x00d8	/* RW: write swaps, read: old word */
+#define VGPU_REG_PT_XCHG_DATA_HI	0x00dc
 
 /* ------------------------------------------------------------ Contexts --- */
 

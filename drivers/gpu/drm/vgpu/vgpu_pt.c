@@ -62,13 +62,25 @@
  * a leaf just before it was cleared still sets its bits afterwards.  The
  * bits of a range are therefore final only after a ZAP, the TLB
  * invalidation and a second ZAP (hardware.rst "TLB and invalidation");
- * vgpu_vm_pt_zap() does that for the paging code.  One window remains:
- * the CPU clears a leaf with a read and a write, and a bit the device ORs
- * in between the two is lost.  Closing it needs an exchange that
- * hardware.rst makes atomic with the device's OR, or cutting the device
- * off at a directory entry (which it never writes) before reading the
- * leaves.
-
+ * vgpu_vm_pt_zap() does that for the paging code.
+ *
+ * The device sets A/D bits with an atomic OR in VRAM, which a CPU read
+ * and write through the BAR cannot be atomic with (nor can a locked CPU
+ * instruction on a PCI BAR).  So every write that removes or rewrites a
+ * leaf the device may be walking goes through the device's exchange
+ * (PT_XCHG, vgpu_pt_pool_xchg()), and the A/D bits are taken from the
+ * old value it returns: clearing a leaf, clearing the bits left in an
+ * invalid entry, replacing a leaf by the table of a split (bits set in
+ * the leaf meanwhile go into every piece), and dropping FRAG64K from the
+ * rest of a cut fragment (repeated until the device set no new bit in
+ * between).  A bit the device sets is thus either in the value the
+ * exchange returns or lands in the entry after it, where the second ZAP
+ * finds it.  Writes into empty entries (MAP, a split's new table, its
+ * directory entry) and clearing directory entries, which the device
+ * never writes, stay plain writes through the BAR.  The exchange costs
+ * three register accesses (8 bytes each) per cleared leaf, besides the
+ * read of the entry through the BAR that decides what to do.
+ *
  * Every removed or changed translation, and every table unlinked, widens
  * the batch's invalidation range; the VM flushes the TLB once per batch
  * and only then returns the freed tables to the pool (the device may
@@ -88,6 +100,28 @@ static void vgpu_pt_write(struct vgpu_pt *pt, unsigned int idx, u64 val)
 static u64 vgpu_pt_read(struct vgpu_pt *pt, unsigned int idx)
 {
 	return readq(pt->page.cpu + idx * sizeof(u64));
+}
+
+/* Replace an entry the device may be setting A/D bits in; the old value. */
+static u64 vgpu_pt_xchg(struct vgpu_pt_update *up, struct vgpu_pt *pt,
+			unsigned int idx, u64 val)
+{
+	return vgpu_pt_pool_xchg(up->vdev, &pt->page, idx, val);
+}
+
+/*
+ * Rewrite the live leaf @pt[@idx], last seen as @e, to @e without @clear,
+ * keeping the A/D bits the device sets meanwhile: the exchange returns
+ * them, and the write is repeated with them until no bit is new (at most
+ * once per A/D bit).
+ */
+static void vgpu_pt_rewrite(struct vgpu_pt_update *up, struct vgpu_pt *pt,
+			    unsigned int idx, u64 e, u64 clear)
+{
+	u64 old;
+
+	while ((old = vgpu_pt_xchg(up, pt, idx, e & ~clear)) & ~e & VGPU_PT_AD)
+		e |= old & VGPU_PT_AD;
 }
 
 static void vgpu_pt_inval_add(struct vgpu_pt_update *up, u64 start, u64 size)
@@ -321,7 +355,8 @@ static struct vgpu_pt *vgpu_pt_link(struct vgpu_pt_update *up,
 /*
  * Replace the leaf @leaf at @pt[@idx] by a table of the next smaller
  * leaves covering the same memory with the same flags (A/D included: the
- * pieces stay as accessed and dirty as the whole was).
+ * pieces stay as accessed and dirty as the whole was, also by the bits
+ * the device set in the leaf after it was read).
  */
 static struct vgpu_pt *vgpu_pt_split(struct vgpu_pt_update *up,
 				     struct vgpu_pt *pt, unsigned int idx,
@@ -334,6 +369,7 @@ static struct vgpu_pt *vgpu_pt_split(struct vgpu_pt_update *up,
 	unsigned int shift = lv->shift;
 	struct vgpu_pt *child;
 	unsigned int i;
+	u64 late;
 
 	if (lv->frag_cap && (up->caps & lv->frag_cap)) {
 		flags |= VGPU_PTE_FRAG64K;
@@ -345,7 +381,12 @@ static struct vgpu_pt *vgpu_pt_split(struct vgpu_pt_update *up,
 	child->live = VGPU_PT_ENTRIES;
 	vgpu_pt_count_leaf(up, shift,
 			   VGPU_PT_ENTRIES >> (shift - lv->shift));
-	vgpu_pt_write(pt, idx, vgpu_pt_desc(child));
+	late = vgpu_pt_xchg(up, pt, idx, vgpu_pt_desc(child)) & ~leaf &
+	       VGPU_PT_AD;
+	if (late)
+		for (i = 0; i < VGPU_PT_ENTRIES; i++)
+			vgpu_pt_rewrite(up, child, i,
+					vgpu_pt_read(child, i) | late, 0);
 	return child;
 }
 
@@ -403,11 +444,9 @@ static struct vgpu_pt *vgpu_pt_entry_clear(struct vgpu_pt_walk *w,
 	unsigned int g, j;
 
 	if (!(e & VGPU_PTE_VALID)) {
-		/* A/D the device set after an earlier ZAP read the leaf. */
-		if (e & VGPU_PT_AD) {
-			w->ad |= e & VGPU_PT_AD;
-			vgpu_pt_write(pt, idx, 0);
-		}
+		/* A/D the device set after an earlier ZAP cleared the leaf. */
+		if (e & VGPU_PT_AD)
+			w->ad |= vgpu_pt_xchg(up, pt, idx, 0) & VGPU_PT_AD;
 		return NULL;
 	}
 	vgpu_pt_inval_add(up, entry_va, span);
@@ -420,11 +459,13 @@ static struct vgpu_pt *vgpu_pt_entry_clear(struct vgpu_pt_walk *w,
 			u64 other = vgpu_pt_read(pt, j);
 
 			if (j != idx && (other & VGPU_PTE_FRAG64K))
-				vgpu_pt_write(pt, j, other & ~VGPU_PTE_FRAG64K);
+				vgpu_pt_rewrite(up, pt, j, other,
+						VGPU_PTE_FRAG64K);
 		}
 		vgpu_pt_inval_add(up, entry_va - (u64)(idx - g) * SZ_4K, SZ_64K);
 	}
-	vgpu_pt_write(pt, idx, 0);
+	/* The leaf as the device left it: with every A/D bit it set. */
+	e = vgpu_pt_xchg(up, pt, idx, 0);
 	pt->live--;
 	vgpu_pt_visit(w, pt->level, entry_va, e, false);
 	return NULL;
@@ -447,6 +488,7 @@ static void vgpu_pt_prune(struct vgpu_pt_update *up, struct vgpu_pt *pt,
 {
 	struct vgpu_pt *child = pt->children[idx];
 
+	/* A directory entry: the device never writes it, no exchange. */
 	vgpu_pt_write(pt, idx, 0);
 	pt->children[idx] = NULL;
 	pt->live--;

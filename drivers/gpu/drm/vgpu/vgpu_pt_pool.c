@@ -6,6 +6,7 @@
 #include <linux/bitmap.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_print.h>
 #include <drm/vgpu_drm.h>
 
@@ -30,6 +31,10 @@
  * vgpu_pt_pool_trim() returns wholly free chunks to VRAM, keeping one spare.
  *
  * Pages are zeroed (all entries invalid) when handed out.
+ *
+ * The CPU reads and writes entries through the BAR, except where the
+ * device may be setting A/D bits in the entry at the same time: those
+ * writes go through the device's exchange, vgpu_pt_pool_xchg().
  */
 
 /**
@@ -88,8 +93,59 @@ int vgpu_pt_pool_init(struct vgpu_device *vdev)
 	struct vgpu_pt_pool *pool = &vdev->pt_pool;
 
 	mutex_init(&pool->lock);
+	spin_lock_init(&pool->xchg_lock);
 	INIT_LIST_HEAD(&pool->chunks);
 	return 0;
+}
+
+/**
+ * vgpu_pt_pool_xchg() - exchange one entry of a page with the device
+ * @vdev: vgpu device
+ * @page: the page-table page
+ * @idx: index of the entry
+ * @val: new value
+ *
+ * Stores @val through the device's PT_XCHG registers, atomically with its
+ * page walks and A/D updates (hardware.rst "Walks, permissions, A/D
+ * bits"): a bit the device sets in the entry is in the value returned, or
+ * it was set after the exchange, into @val.  Three 8-byte register
+ * accesses, under &vgpu_pt_pool.xchg_lock; a fourth, of STATUS, when the
+ * old value reads 0, which is also what a refused exchange reads: a
+ * device reset between the accesses forgets the address, and the
+ * exchange is then done again.  A device that is gone walks no more, and
+ * its registers may be unmapped: the entry is then read and written
+ * through the BAR.
+ *
+ * Context: any; takes &vgpu_pt_pool.xchg_lock.
+ * Return: the entry's previous value.
+ */
+u64 vgpu_pt_pool_xchg(struct vgpu_device *vdev, struct vgpu_pt_page *page,
+		      unsigned int idx, u64 val)
+{
+	void __iomem *cpu = page->cpu + idx * sizeof(u64);
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	unsigned int tries = 3;
+	u64 old;
+	int dev;
+
+	if (!drm_dev_enter(&vdev->drm, &dev)) {
+		old = readq(cpu);
+		writeq(val, cpu);
+		return old;
+	}
+	spin_lock(&pool->xchg_lock);
+	do {
+		writeq(page->addr + idx * sizeof(u64),
+		       vdev->mmio + VGPU_REG_PT_XCHG_ADDR_LO);
+		writeq(val, vdev->mmio + VGPU_REG_PT_XCHG_DATA_LO);
+		old = readq(vdev->mmio + VGPU_REG_PT_XCHG_DATA_LO);
+		/* Refused (DATA reads 0): a device reset forgot the address. */
+	} while (!old && (vgpu_rd32(vdev, VGPU_REG_STATUS) &
+			  VGPU_STATUS_PT_XCHG_ERROR) && --tries);
+	spin_unlock(&pool->xchg_lock);
+	WARN_ON_ONCE(!tries);
+	drm_dev_exit(dev);
+	return old;
 }
 
 /**

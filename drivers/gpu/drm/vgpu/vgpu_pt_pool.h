@@ -7,6 +7,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct vgpu_device;
@@ -36,6 +37,9 @@ struct vgpu_pt_page {
  * @nr_free: free pages over all chunks.
  * @nr_reserved: free pages promised by vgpu_pt_pool_reserve().
  * @nr_used: pages handed out.
+ * @xchg_lock: serialises the two-register sequence of the device's
+ *	page-table exchange (vgpu_pt_pool_xchg()); innermost, nothing is
+ *	taken under it.
  */
 struct vgpu_pt_pool {
 	struct mutex lock;
@@ -44,6 +48,7 @@ struct vgpu_pt_pool {
 	unsigned int nr_free;
 	unsigned int nr_reserved;
 	unsigned int nr_used;
+	spinlock_t xchg_lock;	/* the PT_XCHG register sequence */
 };
 
 int vgpu_pt_pool_init(struct vgpu_device *vdev);
@@ -52,6 +57,8 @@ int vgpu_pt_pool_reserve(struct vgpu_device *vdev, unsigned int n);
 void vgpu_pt_pool_unreserve(struct vgpu_device *vdev, unsigned int n);
 void vgpu_pt_pool_get(struct vgpu_device *vdev, struct vgpu_pt_page *page);
 void vgpu_pt_pool_put(struct vgpu_device *vdev, struct vgpu_pt_page *page);
+u64 vgpu_pt_pool_xchg(struct vgpu_device *vdev, struct vgpu_pt_page *page,
+		      unsigned int idx, u64 val);
 void vgpu_pt_pool_trim(struct vgpu_device *vdev);
 u64 vgpu_pt_pool_pages(struct vgpu_device *vdev);
 

@@ -13,7 +13,9 @@
  * No device: the walker's source is included, and the page-table pool
  * below hands out zeroed kernel pages, which readq()/writeq() access like
  * the BAR window.  What the device would do (set A/D bits in a leaf) the
- * tests do by writing the entry.
+ * tests do by writing the entry; the device's exchange (PT_XCHG) is a
+ * read and a write of the entry, counted, and may first OR in the bits a
+ * test says the device sets just before it.
  */
 #include "../vgpu_pt.c"
 
@@ -43,6 +45,25 @@ void vgpu_pt_pool_put(struct vgpu_device *vdev, struct vgpu_pt_page *page)
 
 void vgpu_pt_pool_unreserve(struct vgpu_device *vdev, unsigned int n)
 {
+}
+
+static unsigned int pt_xchgs;
+static u64 pt_xchg_late;	/* the device ORs these in before the next exchange */
+
+u64 vgpu_pt_pool_xchg(struct vgpu_device *vdev, struct vgpu_pt_page *page,
+		      unsigned int idx, u64 val)
+{
+	void __iomem *slot = page->cpu + idx * sizeof(u64);
+	u64 old;
+
+	if (pt_xchg_late) {
+		writeq(readq(slot) | pt_xchg_late, slot);
+		pt_xchg_late = 0;
+	}
+	old = readq(slot);
+	writeq(val, slot);
+	pt_xchgs++;
+	return old;
 }
 
 /* ------------------------------------------------------------ fixture --- */
@@ -84,6 +105,8 @@ static int walk_init(struct kunit *test)
 	t->leaf = kunit_kcalloc(test, MAX_LEAVES, sizeof(*t->leaf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->leaf);
 	pt_pages_live = 0;
+	pt_xchgs = 0;
+	pt_xchg_late = 0;
 	walk_begin(t, CAPS_ALL, 1);
 	t->root = vgpu_pt_alloc(&t->up, VGPU_PT_LEVELS - 1);
 	vgpu_pt_release(&t->up);
@@ -535,6 +558,64 @@ static void vgpu_pt_walk_unmap_after_zap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pt_pages_live, 1);
 }
 
+/*
+ * Bits the device sets between the walker's read of a leaf and its clear
+ * are not lost: clearing takes them from the exchange's old value, a
+ * split puts them into every piece, and the rest of a cut fragment keeps
+ * them.  MAP needs no exchange; UNMAP one per cleared leaf.
+ */
+static void vgpu_pt_walk_late_bits(struct kunit *test)
+{
+	struct walk_test *t = test->priv;
+	const u64 va = SZ_4G;
+	unsigned int i;
+
+	walk_begin(t, 0, vgpu_pt_pages_for_map(va, SZ_64K));
+	vgpu_pt_map_linear(&t->up, t->root, va, 0, SZ_64K, RW);
+	vgpu_pt_release(&t->up);
+	KUNIT_EXPECT_EQ(test, pt_xchgs, 0);
+	walk_device_sets(test, t, va, 0, VGPU_PTE_ACCESSED);
+	pt_xchg_late = VGPU_PTE_DIRTY;
+	walk_begin(t, 0, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_pt_unmap(&t->up, t->root, va, SZ_64K),
+			VGPU_PT_AD);
+	vgpu_pt_release(&t->up);
+	KUNIT_EXPECT_EQ(test, pt_xchgs, 16);
+
+	/* A 2 MiB leaf split by an unmap of its first 64 KiB. */
+	walk_begin(t, CAPS_ALL, vgpu_pt_pages_for_map(va, SZ_2M));
+	vgpu_pt_map_linear(&t->up, t->root, va, 0, SZ_2M, RW);
+	vgpu_pt_release(&t->up);
+	pt_xchg_late = VGPU_PTE_DIRTY;
+	walk_begin(t, CAPS_ALL, vgpu_pt_pages_for_unmap(va, SZ_64K));
+	KUNIT_EXPECT_EQ(test, vgpu_pt_unmap(&t->up, t->root, va, SZ_64K),
+			VGPU_PTE_DIRTY);
+	vgpu_pt_release(&t->up);
+	KUNIT_EXPECT_EQ(test, walk_read(t, va, SZ_2M), VGPU_PTE_DIRTY);
+	KUNIT_EXPECT_EQ(test, t->nr, (SZ_2M - SZ_64K) / SZ_4K);
+	for (i = 0; i < t->nr && i < MAX_LEAVES; i++)
+		KUNIT_EXPECT_EQ(test, t->leaf[i].pte & VGPU_PT_AD, VGPU_PTE_DIRTY);
+
+	/* A fragment cut in two: its other PTEs lose FRAG64K, not the bits. */
+	pt_xchg_late = VGPU_PTE_ACCESSED;
+	walk_begin(t, CAPS_ALL, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_pt_unmap(&t->up, t->root, va + SZ_64K, SZ_4K),
+			VGPU_PTE_DIRTY);
+	vgpu_pt_release(&t->up);
+	KUNIT_EXPECT_EQ(test, walk_read(t, va + SZ_64K, SZ_64K), VGPU_PT_AD);
+	KUNIT_EXPECT_EQ(test, t->nr, 15);
+	KUNIT_EXPECT_EQ(test, t->leaf[0].pte & (VGPU_PT_AD | VGPU_PTE_FRAG64K),
+			VGPU_PT_AD);
+	for (i = 1; i < t->nr; i++)
+		KUNIT_EXPECT_EQ(test, t->leaf[i].pte &
+				(VGPU_PT_AD | VGPU_PTE_FRAG64K), VGPU_PTE_DIRTY);
+
+	walk_begin(t, CAPS_ALL, 0);
+	vgpu_pt_unmap(&t->up, t->root, va, SZ_2M);
+	vgpu_pt_release(&t->up);
+	KUNIT_EXPECT_EQ(test, pt_pages_live, 1);
+}
+
 /* READ reports every table on the way, each once. */
 static void vgpu_pt_walk_read_tables(struct kunit *test)
 {
@@ -565,6 +646,7 @@ static struct kunit_case vgpu_pt_walk_cases[] = {
 	KUNIT_CASE(vgpu_pt_walk_zap),
 	KUNIT_CASE(vgpu_pt_walk_unmap_after_zap),
 	KUNIT_CASE(vgpu_pt_walk_read_tables),
+	KUNIT_CASE(vgpu_pt_walk_late_bits),
 	{ }
 };
 
