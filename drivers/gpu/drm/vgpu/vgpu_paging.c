@@ -13,6 +13,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gpuvm.h>
+#include <drm/drm_managed.h>
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/vgpu_drm.h>
@@ -151,9 +152,17 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 {
 	struct vgpu_paging *pg = &vdev->paging;
 	unsigned int kb = vgpu_chunk_size_kb;
+	int ret;
 
-	mutex_init(&pg->lock);
-	mutex_init(&pg->fault_lock);
+	/*
+	 * The locks live as long as the DRM device: the VMs of files still
+	 * open after an unplug take &vgpu_paging.lock when they unbind
+	 * pageable memory at close, after vgpu_paging_fini().
+	 */
+	ret = drmm_mutex_init(&vdev->drm, &pg->lock) ?:
+	      drmm_mutex_init(&vdev->drm, &pg->fault_lock);
+	if (ret)
+		return ret;
 
 	/* Every eviction and both placement policies are implemented. */
 	vgpu_policy_set_supported(vdev, GENMASK(VGPU_EVICT_NR - 1, 0),
@@ -204,8 +213,6 @@ void vgpu_paging_fini(struct vgpu_device *vdev)
 	vdev->paging.batch = NULL;
 	kvfree(vdev->paging.sample);
 	vdev->paging.sample = NULL;
-	mutex_destroy(&vdev->paging.fault_lock);
-	mutex_destroy(&vdev->paging.lock);
 }
 
 /**
