@@ -1169,8 +1169,13 @@ TEST_F(exec, recovery_messages_are_ratelimited)
 	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	TH_LOG("%d failed jobs in %.1f s: %d recovery messages", jobs, secs,
 	       after - before);
-	/* printk's default: 10 messages per 5 s. */
-	EXPECT_GE(10 * (1 + (int)(secs / 5)), after - before);
+	/*
+	 * printk's default: 10 messages per 5 s window.  The window in force
+	 * at t0 may have begun before it (earlier tests' messages), so the
+	 * run may meet one window more than its length makes.
+	 */
+	EXPECT_GE(10 * (2 + (int)(secs / 5)), after - before);
+	EXPECT_GT(jobs, after - before);
 }
 
 TEST_HARNESS_MAIN
