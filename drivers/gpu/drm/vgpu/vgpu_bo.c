@@ -150,6 +150,7 @@ static struct vgpu_bo *vgpu_bo_alloc(struct vgpu_device *vdev, u64 size)
 	bo->tbo.base.funcs = &vgpu_gem_funcs;
 	mutex_init(&bo->gpuva_lock);
 	drm_gem_gpuva_set_lock(&bo->tbo.base, &bo->gpuva_lock);
+	vgpu_bo_pool_init(bo);
 	atomic64_inc(&vdev->stats.bo_count);
 	return bo;
 }

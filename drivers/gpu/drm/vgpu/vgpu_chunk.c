@@ -21,10 +21,10 @@
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
-#include "vgpu_evict_policy.h"
 #include "vgpu_migrate.h"
 #include "vgpu_paging.h"
 #include "vgpu_policy.h"
+#include "vgpu_pool.h"
 #include "vgpu_prefetch.h"
 #include "vgpu_pt.h"
 #include "vgpu_vm.h"
@@ -144,6 +144,8 @@ static inline u64 vgpu_chunk_offset(const struct vgpu_device *vdev,
 
 /* ------------------------------------------------------------ BO life --- */
 
+static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops;
+
 /**
  * vgpu_chunk_bo_init() - give a pageable BO its chunk table
  * @bo: new BO, size a multiple of the chunk size, not yet visible
@@ -165,7 +167,7 @@ int vgpu_chunk_bo_init(struct vgpu_bo *bo)
 	t->nr = nr;
 	atomic_set(&t->resident, 0);
 	for (i = 0; i < nr; i++) {
-		vgpu_evict_chunk_init(&t->chunk[i].ev);
+		vgpu_pool_unit_init(&t->chunk[i].unit, &vgpu_chunk_unit_ops);
 		t->chunk[i].bo = bo;
 		t->chunk[i].index = i;
 	}
@@ -182,25 +184,26 @@ int vgpu_chunk_bo_init(struct vgpu_bo *bo)
 void vgpu_chunk_bo_fini(struct vgpu_bo *bo)
 {
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
-	struct vgpu_paging *pg = &vdev->paging;
+	struct vgpu_pool *pool = &vdev->pool;
 	struct vgpu_bo_chunks *t = bo->chunks;
+	bool locked;
 	u32 i;
 
 	if (!t || !atomic_read(&t->resident))
 		return;
-	mutex_lock(&pg->lock);
+	locked = vgpu_pool_lock_unless_held(pool);
 	for (i = 0; i < t->nr; i++) {
 		struct vgpu_chunk *c = &t->chunk[i];
 
 		if (!c->block)
 			continue;
-		vgpu_evict_lru_remove(&pg->lru, &c->ev);
+		vgpu_pool_remove_locked(pool, &c->unit);
 		vgpu_vram_mgr_free_chunk(vdev, c->block);
 		c->block = NULL;
-		pg->resident_bytes -= vgpu_chunk_size(vdev);
 		atomic_dec(&t->resident);
 	}
-	mutex_unlock(&pg->lock);
+	if (locked)
+		vgpu_pool_unlock(pool);
 }
 
 /**
@@ -240,29 +243,18 @@ static bool vgpu_chunk_in_va(const struct vgpu_device *vdev,
 	return true;
 }
 
-static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev);
-
-/* Reserves page-table pages, evicting a chunk when VRAM is full. */
+/*
+ * Reserves page-table pages; when VRAM is full the VRAM manager evicts
+ * the pool's coldest units (the pool lock is ours: it does not take it).
+ */
 static int vgpu_chunk_pt_reserve_locked(struct vgpu_vm *vm,
 					struct vgpu_pt_update *up,
 					unsigned int n)
 {
-	struct vgpu_device *vdev = vm->vdev;
-	int ret, tries;
-
-	/* Evicting a chunk makes VRAM, not room under the VM's limit. */
+	/* Evicting makes VRAM, not room under the VM's limit. */
 	if (vgpu_vm_pt_over_limit(vm, up, n))
 		return -ENOSPC;
-	for (tries = 0; ; tries++) {
-		ret = vgpu_vm_pt_reserve(vm, up, n);
-		if (!ret)
-			return 0;
-		if ((ret != -ENOSPC && ret != -ENOMEM) || tries >= 8)
-			return ret;
-		ret = vgpu_chunk_make_room_locked(vdev);
-		if (ret)
-			return ret;
-	}
+	return vgpu_vm_pt_reserve(vm, up, n);
 }
 
 /*
@@ -280,7 +272,7 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	struct vgpu_pt_update up;
 	int ret = 0;
 
-	lockdep_assert_held(&vdev->paging.lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	if (!vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 		return -EINVAL;
 	if (!remote) {
@@ -332,7 +324,7 @@ static void vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 	struct drm_gem_object *obj = &c->bo->tbo.base;
 	struct drm_gpuvm_bo *vm_bo;
 
-	lockdep_assert_held(&vdev->paging.lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	mutex_lock(&c->bo->gpuva_lock);
 	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
 		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
@@ -413,19 +405,7 @@ static void vgpu_chunk_map_all_remote_locked(struct vgpu_device *vdev,
 /* Sum of the device access counters of the VRAM behind @c (saturating). */
 static u32 vgpu_chunk_read_ctr(struct vgpu_device *vdev, struct vgpu_chunk *c)
 {
-	unsigned int shift = vdev->paging.ctr_shift;
-	u64 i, first = c->vram >> shift;
-	u64 last = (c->vram + vgpu_chunk_size(vdev) - 1) >> shift;
-	u32 sum = 0, v;
-
-	if (!(vdev->caps & VGPU_CAPS_ACCESS_COUNTERS))
-		return 0;
-	for (i = first; i <= last; i++) {
-		vgpu_wr32(vdev, VGPU_REG_ACCESS_CTR_INDEX, i);
-		v = vgpu_rd32(vdev, VGPU_REG_ACCESS_CTR_VALUE);
-		sum = sum + v < sum ? U32_MAX : sum + v;
-	}
-	return sum;
+	return vgpu_pool_read_ctr(&vdev->pool, c->vram, vgpu_chunk_size(vdev));
 }
 
 /* A prefetched chunk the GPU used. */
@@ -438,53 +418,16 @@ static void vgpu_chunk_prefetch_used_locked(struct vgpu_device *vdev,
 	atomic64_add(vgpu_chunk_size(vdev), &vdev->paging.ctr.prefetch_used_bytes);
 }
 
-/*
- * Reads the access counters of every resident chunk, once per batch:
- * chunks the device used since the previous pass are touched in the
- * current epoch (see "Eviction policies and how recency is sampled").
- */
-static void vgpu_chunk_sample_locked(struct vgpu_device *vdev)
-{
-	struct vgpu_paging *pg = &vdev->paging;
-	struct vgpu_evict_chunk *e;
-	unsigned long i, n = 0;
-
-	lockdep_assert_held(&pg->lock);
-	if (pg->sampled_seq == pg->batch_seq)
-		return;
-	pg->sampled_seq = pg->batch_seq;
-	/* Touching re-sorts the tree: collect first. */
-	vgpu_evict_for_each_coldest(&pg->lru, e) {
-		if (n == pg->sample_max)
-			break;
-		pg->sample[n++] = container_of(e, struct vgpu_chunk, ev);
-	}
-	for (i = 0; i < n; i++) {
-		struct vgpu_chunk *c = pg->sample[i];
-
-		if (vgpu_evict_lru_sample_counter(&pg->lru, &c->ev,
-						  vgpu_chunk_read_ctr(vdev, c)))
-			vgpu_chunk_prefetch_used_locked(vdev, c);
-	}
-}
-
 /**
  * vgpu_chunk_batch_begin() - start resolving a batch
  * @vdev: vgpu device
  *
- * A new sampling epoch; chunks brought in from now on are protected from
- * eviction until the next batch; a policy switched through sysfs takes
- * effect here.
+ * Begins a batch of the VRAM pool (vgpu_pool_begin()): chunks brought in
+ * from now on are protected from eviction until the next batch.
  */
 void vgpu_chunk_batch_begin(struct vgpu_device *vdev)
 {
-	struct vgpu_paging *pg = &vdev->paging;
-
-	mutex_lock(&pg->lock);
-	pg->batch_seq++;
-	vgpu_paging_sync_policy_locked(vdev);
-	vgpu_evict_lru_advance(&pg->lru);
-	mutex_unlock(&pg->lock);
+	vgpu_pool_begin(&vdev->pool);
 }
 
 /* ------------------------------------------------ eviction, migration --- */
@@ -497,7 +440,7 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 	bool dirty = c->flags & VGPU_CHUNK_DIRTY;
 	int ret;
 
-	lockdep_assert_held(&pg->lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	/* 1. The GPU can no longer reach the copy once the TLBs are clean. */
 	vgpu_chunk_unmap_all_locked(vdev, c, true, dirty ? size : 0);
 	/* 2. Its bytes go home. */
@@ -518,53 +461,65 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 		vgpu_chunk_map_all_remote_locked(vdev, c);
 
 	if (c->flags & VGPU_CHUNK_PREFETCHED) {
-		if (vgpu_chunk_read_ctr(vdev, c) != c->ev.ctr_snap)
+		if (vgpu_chunk_read_ctr(vdev, c) != c->unit.ev.ctr_snap)
 			vgpu_chunk_prefetch_used_locked(vdev, c);
 		else
 			atomic64_add(size, &pg->ctr.prefetch_wasted_bytes);
 	}
 	c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
-	vgpu_evict_lru_remove(&pg->lru, &c->ev);
+	vgpu_pool_remove_locked(&vdev->pool, &c->unit);
 	vgpu_vram_mgr_free_chunk(vdev, c->block);
 	c->block = NULL;
-	pg->resident_bytes -= size;
 	atomic_dec(&c->bo->chunks->resident);
 	atomic64_inc(&pg->ctr.evictions);
 	atomic64_inc(&vdev->stats.evictions);
 	return 0;
 }
 
-/* The coldest chunk not brought in by the current batch. */
-static struct vgpu_chunk *vgpu_chunk_victim_locked(struct vgpu_device *vdev)
+/* ------------------------------------------------ the chunk as a unit --- */
+
+static struct vgpu_chunk *unit_to_chunk(struct vgpu_pool_unit *u)
 {
-	struct vgpu_paging *pg = &vdev->paging;
-	struct vgpu_chunk *fallback = NULL;
-	struct vgpu_evict_chunk *e;
-
-	vgpu_evict_for_each_coldest(&pg->lru, e) {
-		struct vgpu_chunk *c = container_of(e, struct vgpu_chunk, ev);
-
-		if (c->batch == pg->batch_seq)
-			continue;
-		/* Chunks advised to prefer VRAM go last. */
-		if (!(c->flags & VGPU_CHUNK_PREF_VRAM))
-			return c;
-		if (!fallback)
-			fallback = c;
-	}
-	return fallback;
+	return container_of(u, struct vgpu_chunk, unit);
 }
 
-static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev)
+static u32 vgpu_chunk_unit_read_ctr(struct vgpu_pool_unit *u)
 {
-	struct vgpu_chunk *victim;
+	struct vgpu_chunk *c = unit_to_chunk(u);
 
-	vgpu_chunk_sample_locked(vdev);
-	victim = vgpu_chunk_victim_locked(vdev);
-	if (!victim)
-		return -ENOSPC;
-	return vgpu_chunk_evict_locked(vdev, victim);
+	return vgpu_chunk_read_ctr(to_vgpu(c->bo->tbo.base.dev), c);
 }
+
+static void vgpu_chunk_unit_used(struct vgpu_pool_unit *u)
+{
+	struct vgpu_chunk *c = unit_to_chunk(u);
+
+	vgpu_chunk_prefetch_used_locked(to_vgpu(c->bo->tbo.base.dev), c);
+}
+
+static bool vgpu_chunk_unit_intersects(struct vgpu_pool_unit *u, u64 start,
+				       u64 end)
+{
+	struct vgpu_chunk *c = unit_to_chunk(u);
+
+	return c->vram < end && c->vram + u->size > start;
+}
+
+/* Takes no reservation: see "Demand paging: locking". */
+static int vgpu_chunk_unit_evict(struct vgpu_pool_unit *u)
+{
+	struct vgpu_chunk *c = unit_to_chunk(u);
+
+	return vgpu_chunk_evict_locked(to_vgpu(c->bo->tbo.base.dev), c);
+}
+
+static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
+	.kind = VGPU_POOL_CHUNK,
+	.read_ctr = vgpu_chunk_unit_read_ctr,
+	.used = vgpu_chunk_unit_used,
+	.intersects = vgpu_chunk_unit_intersects,
+	.evict = vgpu_chunk_unit_evict,
+};
 
 /*
  * Brings chunk @c into VRAM.  A fault's chunk counts as used now; a
@@ -577,6 +532,7 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
+	struct vgpu_pool *pool = &vdev->pool;
 	struct ttm_buffer_object *tbo = &c->bo->tbo;
 	u64 size = vgpu_chunk_size(vdev), off = vgpu_chunk_offset(vdev, c);
 	struct gpu_buddy_block *block;
@@ -584,17 +540,11 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	int ret;
 
 	dma_resv_assert_held(tbo->base.resv);
-	lockdep_assert_held(&pg->lock);
-	for (;;) {
-		block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
-		if (!IS_ERR(block))
-			break;
-		if (PTR_ERR(block) != -ENOSPC)
-			return PTR_ERR(block);
-		ret = vgpu_chunk_make_room_locked(vdev);
-		if (ret)
-			return ret;
-	}
+	lockdep_assert_held(&pool->lock);
+	/* Evicts the pool's coldest units (chunks or BOs) while VRAM is full. */
+	block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
+	if (IS_ERR(block))
+		return PTR_ERR(block);
 
 	/*
 	 * Nothing may write the system pages once the copy has begun: the
@@ -614,17 +564,14 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 
 	c->block = block;
 	c->vram = vram;
-	c->batch = pg->batch_seq;
 	c->flags &= ~VGPU_CHUNK_DIRTY;
 	atomic_inc(&c->bo->chunks->resident);
-	pg->resident_bytes += size;
-	vgpu_evict_lru_insert(&pg->lru, &c->ev);
+	/* A fault is a use; a prefetched chunk has to earn its history. */
+	vgpu_pool_insert_locked(pool, &c->unit, size, !prefetch);
 	/* The copy itself counted as accesses. */
-	c->ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
+	c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
 	if (prefetch)
 		c->flags |= VGPU_CHUNK_PREFETCHED;
-	else
-		vgpu_evict_lru_touch(&pg->lru, &c->ev);
 
 	atomic64_add(size, &vm->paging_ctr.bytes_to_vram);
 	atomic64_add(size, &vm->ctr.bytes_to_vram);
@@ -697,7 +644,9 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 
 	if (c->block) {
 		/* In VRAM already: prefetched, another VM's, or upgraded. */
-		vgpu_evict_lru_touch(&pg->lru, &c->ev);
+		vgpu_pool_touch_locked(&vdev->pool, &c->unit);
+		/* Not a victim of the page tables its mapping may need. */
+		c->unit.batch = vdev->pool.batch_seq;
 		vgpu_chunk_prefetch_used_locked(vdev, c);
 		f->res = VGPU_FAULT_RES_REBOUND;
 		return vgpu_chunk_map_locked(vm, gva, c, false,
@@ -733,7 +682,6 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable)
 {
 	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_paging *pg = &vdev->paging;
 	struct drm_gpuva *gva;
 	struct vgpu_chunk *c;
 	struct vgpu_bo *bo;
@@ -749,7 +697,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable)
 	ret = vgpu_chunk_populate(bo);
 	if (ret)
 		goto out_unlock;
-	mutex_lock(&pg->lock);
+	vgpu_pool_lock(&vdev->pool);
 	if (!c->block && !(c->flags & VGPU_CHUNK_PREF_SYSTEM) &&
 	    !vgpu_thrash_pinned(&c->thrash, ktime_get_ns())) {
 		ret = vgpu_chunk_migrate_in_locked(vm, c, true);
@@ -759,7 +707,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va, bool writable)
 						    !(c->flags & VGPU_CHUNK_READ_MOSTLY),
 						    NULL);
 	}
-	mutex_unlock(&pg->lock);
+	vgpu_pool_unlock(&vdev->pool);
 out_unlock:
 	dma_resv_unlock(bo->tbo.base.resv);
 	return ret;
@@ -821,14 +769,14 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f)
 		goto out;
 	ret = vgpu_chunk_populate(bo);
 	if (!ret) {
-		mutex_lock(&pg->lock);
+		vgpu_pool_lock(&vdev->pool);
 		ret = vgpu_chunk_resolve_locked(vm, gva, c, f);
 		if (!ret && f->res != VGPU_FAULT_RES_MAPPED_SYSTEM &&
 		    vgpu_paging_prefetch_enabled())
 			n = vgpu_prefetch_fault(&vm->prefetch, &pg->prefetch_cfg,
 						f->va >> pg->chunk_shift, sugg,
 						ARRAY_SIZE(sugg));
-		mutex_unlock(&pg->lock);
+		vgpu_pool_unlock(&vdev->pool);
 	}
 	dma_resv_unlock(bo->tbo.base.resv);
 
@@ -878,9 +826,9 @@ static int vgpu_chunk_for_each(struct vgpu_vm *vm, u64 va, u64 range,
 				return ret;
 			ret = vgpu_chunk_populate(bo);
 			if (!ret) {
-				mutex_lock(&vdev->paging.lock);
+				vgpu_pool_lock(&vdev->pool);
 				ret = fn(vm, gva, c, arg);
-				mutex_unlock(&vdev->paging.lock);
+				vgpu_pool_unlock(&vdev->pool);
 			}
 			dma_resv_unlock(bo->tbo.base.resv);
 			if (ret)
@@ -920,7 +868,7 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 			return ret;
 		a->moved += vgpu_chunk_size(vdev);
 	} else {
-		c->batch = vdev->paging.batch_seq;
+		c->unit.batch = vdev->pool.batch_seq;
 		writable |= c->flags & VGPU_CHUNK_DIRTY;
 	}
 	return vgpu_chunk_map_locked(vm, gva, c, false, writable, NULL);
@@ -967,10 +915,14 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	switch (a->advice) {
 	case DRM_VGPU_ADVICE_PREFERRED_PLACEMENT:
 		c->flags &= ~(VGPU_CHUNK_PREF_SYSTEM | VGPU_CHUNK_PREF_VRAM);
-		if (a->value == DRM_VGPU_PLACE_SYSTEM)
+		c->unit.flags &= ~VGPU_POOL_UNIT_KEEP;
+		if (a->value == DRM_VGPU_PLACE_SYSTEM) {
 			c->flags |= VGPU_CHUNK_PREF_SYSTEM;
-		else if (a->value == DRM_VGPU_PLACE_VRAM)
+		} else if (a->value == DRM_VGPU_PLACE_VRAM) {
 			c->flags |= VGPU_CHUNK_PREF_VRAM;
+			/* Evicted last. */
+			c->unit.flags |= VGPU_POOL_UNIT_KEEP;
+		}
 		if (!a->value)
 			return 0;
 		/* Acted on at once, as by PREFETCH. */
@@ -1057,9 +1009,9 @@ int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
 	if (!atomic_read(&t->resident))
 		return 0;
 	c = &t->chunk[page >> shift];
-	mutex_lock(&vdev->paging.lock);
+	vgpu_pool_lock(&vdev->pool);
 	if (c->block)
 		ret = vgpu_chunk_evict_locked(vdev, c);
-	mutex_unlock(&vdev->paging.lock);
+	vgpu_pool_unlock(&vdev->pool);
 	return ret;
 }

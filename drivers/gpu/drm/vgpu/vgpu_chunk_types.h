@@ -8,7 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/types.h>
 
-#include "vgpu_evict_policy_types.h"
+#include "vgpu_pool_types.h"
 #include "vgpu_prefetch_types.h"
 
 struct gpu_buddy_block;
@@ -30,28 +30,25 @@ struct vgpu_bo;
 
 /**
  * struct vgpu_chunk - one chunk of a pageable BO
- * @ev: eviction-policy state: place in the LRU while resident, access
- *	history always.
+ * @unit: the chunk's VRAM copy as a unit of the VRAM pool: its place in
+ *	the eviction order while resident, its access history always.
  * @thrash: thrashing detector.
  * @bo: the BO the chunk belongs to.
  * @block: the VRAM copy (a buddy block of the chunk size), or NULL while
  *	the chunk lives only in system memory.
  * @vram: VRAM offset of @block.
- * @batch: &vgpu_paging.batch_seq when the chunk last came in: chunks of
- *	the batch being resolved are not eviction victims.
  * @index: chunk number in @bo.
  * @flags: ``VGPU_CHUNK_*``.
  *
  * Every field but @bo and @index (constant) is protected by
- * &vgpu_paging.lock.
+ * &vgpu_pool.lock.
  */
 struct vgpu_chunk {
-	struct vgpu_evict_chunk ev;
+	struct vgpu_pool_unit unit;
 	struct vgpu_thrash thrash;
 	struct vgpu_bo *bo;
 	struct gpu_buddy_block *block;
 	u64 vram;
-	u64 batch;
 	u32 index;
 	u32 flags;
 };

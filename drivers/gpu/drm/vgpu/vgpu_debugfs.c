@@ -27,6 +27,7 @@
 #include "vgpu_fault_log.h"
 #include "vgpu_file.h"
 #include "vgpu_policy.h"
+#include "vgpu_pool.h"
 #include "vgpu_pt.h"
 #include "vgpu_query.h"
 #include "vgpu_sysfs.h"
@@ -596,8 +597,8 @@ static void vgpu_paging_counters_reset(struct vgpu_paging_counters *ctr)
  *
  * Writes CONTROL.COUNTERS_RESET, which zeroes every counter bank of the
  * device, then the driver's device-wide counters (&struct vgpu_stats, the
- * VRAM allocator's, the paging code's, the fault log's per-resolution
- * counts).  Each VM's share of its context's counters is folded into the
+ * VRAM allocator's, the paging code's, the VRAM pool's, the fault log's
+ * per-resolution counts).  Each VM's share of its context's counters is folded into the
  * VM's accumulator first, and its base snapshot moved to zero, so that
  * per-client counters (fdinfo, QUERY) neither jump nor go backwards.
  */
@@ -646,6 +647,7 @@ void vgpu_counters_reset(struct vgpu_device *vdev)
 
 	vgpu_fault_log_reset_counters(vdev);
 	vgpu_paging_counters_reset(&vdev->paging.ctr);
+	vgpu_pool_stats_reset(&vdev->pool);
 }
 
 static ssize_t vgpu_reset_counters_write(struct file *f, const char __user *ubuf,

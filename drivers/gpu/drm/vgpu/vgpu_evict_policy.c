@@ -18,7 +18,7 @@
  * paging").  When a chunk must come into VRAM and VRAM is full, the
  * eviction policy names the coldest resident chunk.  A policy is an
  * ordering of the resident chunks computed from a per-chunk access
- * history (&struct vgpu_evict_chunk); the chunks sit in a red-black tree
+ * history (&struct vgpu_evict_unit); the chunks sit in a red-black tree
  * sorted by that ordering, so the victim is the leftmost chunk the caller
  * can use (chunks the current fault batch is working on are skipped).
  *
@@ -113,14 +113,14 @@ int vgpu_evict_policy_lookup(const char *name)
  * depends on the active policy; insertion is therefore done by hand.
  */
 static void vgpu_evict_tree_add(struct vgpu_evict_lru *lru,
-				struct vgpu_evict_chunk *c)
+				struct vgpu_evict_unit *c)
 {
 	struct rb_node **link = &lru->tree.rb_root.rb_node, *parent = NULL;
 	bool leftmost = true;
 
 	while (*link) {
-		struct vgpu_evict_chunk *p =
-			rb_entry(*link, struct vgpu_evict_chunk, node);
+		struct vgpu_evict_unit *p =
+			rb_entry(*link, struct vgpu_evict_unit, node);
 
 		parent = *link;
 		if (lru->ops->colder(c, p)) {
@@ -137,7 +137,7 @@ static void vgpu_evict_tree_add(struct vgpu_evict_lru *lru,
 /**
  * vgpu_evict_lru_init() - set up an empty ordering
  * @lru: the ordering
- * @lock: the owner's lock protecting @lru and its chunks
+ * @lock: the owner's lock protecting @lru and its units
  * @ops: initial policy
  * @crp: correlated reference period in epochs (0: every epoch counts)
  */
@@ -154,21 +154,21 @@ void vgpu_evict_lru_init(struct vgpu_evict_lru *lru, struct mutex *lock,
 }
 
 /**
- * vgpu_evict_chunk_init() - a chunk with no history, not resident
- * @c: chunk
+ * vgpu_evict_unit_init() - a unit with no history, not resident
+ * @c: unit
  */
-void vgpu_evict_chunk_init(struct vgpu_evict_chunk *c)
+void vgpu_evict_unit_init(struct vgpu_evict_unit *c)
 {
 	memset(c, 0, sizeof(*c));
 	RB_CLEAR_NODE(&c->node);
 }
 
 /**
- * vgpu_evict_lru_set_policy() - switch policy, keeping every chunk's history
+ * vgpu_evict_lru_set_policy() - switch policy, keeping every unit's history
  * @lru: the ordering
  * @ops: new policy
  *
- * Re-sorts the resident chunks: O(n log n) with n the chunks in VRAM.
+ * Re-sorts the resident units: O(n log n) with n the units in VRAM.
  *
  * Context: @lru's lock held.
  */
@@ -185,7 +185,7 @@ void vgpu_evict_lru_set_policy(struct vgpu_evict_lru *lru,
 	lru->tree = RB_ROOT_CACHED;
 	while ((node = rb_first_cached(&old))) {
 		rb_erase_cached(node, &old);
-		vgpu_evict_tree_add(lru, rb_entry(node, struct vgpu_evict_chunk,
+		vgpu_evict_tree_add(lru, rb_entry(node, struct vgpu_evict_unit,
 						  node));
 	}
 	lru->stats.switches++;
@@ -206,7 +206,7 @@ u64 vgpu_evict_lru_advance(struct vgpu_evict_lru *lru)
 }
 
 static void vgpu_evict_record(struct vgpu_evict_lru *lru,
-			      struct vgpu_evict_chunk *c)
+			      struct vgpu_evict_unit *c)
 {
 	u64 now = lru->epoch;
 	int i;
@@ -224,16 +224,16 @@ static void vgpu_evict_record(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_touch() - the device used a chunk in the current epoch
+ * vgpu_evict_lru_touch() - the device used a unit in the current epoch
  * @lru: the ordering
- * @c: chunk, resident or not
+ * @c: unit, resident or not
  *
  * Several touches in one epoch count once.
  *
  * Context: @lru's lock held.
  */
 void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
-			  struct vgpu_evict_chunk *c)
+			  struct vgpu_evict_unit *c)
 {
 	lockdep_assert_held(lru->lock);
 	if (c->last == lru->epoch)
@@ -246,9 +246,9 @@ void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_sample_counter() - feed a chunk's access-counter total
+ * vgpu_evict_lru_sample_counter() - feed a unit's access-counter total
  * @lru: the ordering
- * @c: resident chunk
+ * @c: resident unit
  * @total: sum of the device access counters of the VRAM behind @c
  *
  * Touches @c if the total grew since the previous sample.  A total below
@@ -259,7 +259,7 @@ void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
  * Return: accesses since the previous sample.
  */
 u32 vgpu_evict_lru_sample_counter(struct vgpu_evict_lru *lru,
-				  struct vgpu_evict_chunk *c, u32 total)
+				  struct vgpu_evict_unit *c, u32 total)
 {
 	u32 delta = total >= c->ctr_snap ? total - c->ctr_snap : total;
 
@@ -273,18 +273,18 @@ u32 vgpu_evict_lru_sample_counter(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_insert() - a chunk became resident in VRAM
+ * vgpu_evict_lru_insert() - a unit became resident in VRAM
  * @lru: the ordering
- * @c: chunk, not resident; its history is kept
+ * @c: unit, not resident; its history is kept
  *
- * The caller touches the chunk as well when a fault brought it in, and
- * clears the device access counters of the VRAM it gave the chunk (the
+ * The caller touches the unit as well when a fault brought it in, and
+ * clears the device access counters of the VRAM it gave the unit (the
  * counter snapshot restarts at zero).
  *
  * Context: @lru's lock held.
  */
 void vgpu_evict_lru_insert(struct vgpu_evict_lru *lru,
-			   struct vgpu_evict_chunk *c)
+			   struct vgpu_evict_unit *c)
 {
 	lockdep_assert_held(lru->lock);
 	if (WARN_ON(c->resident))
@@ -299,14 +299,14 @@ void vgpu_evict_lru_insert(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_remove() - a chunk left VRAM (evicted or freed)
+ * vgpu_evict_lru_remove() - a unit left VRAM (evicted or freed)
  * @lru: the ordering
- * @c: resident chunk
+ * @c: resident unit
  *
  * Context: @lru's lock held.
  */
 void vgpu_evict_lru_remove(struct vgpu_evict_lru *lru,
-			   struct vgpu_evict_chunk *c)
+			   struct vgpu_evict_unit *c)
 {
 	lockdep_assert_held(lru->lock);
 	if (WARN_ON(!c->resident))
@@ -319,35 +319,35 @@ void vgpu_evict_lru_remove(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_coldest() - the chunk the policy would evict first
+ * vgpu_evict_lru_coldest() - the unit the policy would evict first
  * @lru: the ordering
  *
  * Context: @lru's lock held.
- * Return: the coldest resident chunk, or NULL if none.
+ * Return: the coldest resident unit, or NULL if none.
  */
-struct vgpu_evict_chunk *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru)
+struct vgpu_evict_unit *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru)
 {
 	struct rb_node *node;
 
 	lockdep_assert_held(lru->lock);
 	node = rb_first_cached(&lru->tree);
-	return node ? rb_entry(node, struct vgpu_evict_chunk, node) : NULL;
+	return node ? rb_entry(node, struct vgpu_evict_unit, node) : NULL;
 }
 
 /**
- * vgpu_evict_lru_next() - the next warmer resident chunk
+ * vgpu_evict_lru_next() - the next warmer resident unit
  * @lru: the ordering
- * @c: resident chunk
+ * @c: resident unit
  *
  * Context: @lru's lock held.
- * Return: the chunk after @c in eviction order, or NULL.
+ * Return: the unit after @c in eviction order, or NULL.
  */
-struct vgpu_evict_chunk *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
-					     struct vgpu_evict_chunk *c)
+struct vgpu_evict_unit *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
+					     struct vgpu_evict_unit *c)
 {
 	struct rb_node *node;
 
 	lockdep_assert_held(lru->lock);
 	node = rb_next(&c->node);
-	return node ? rb_entry(node, struct vgpu_evict_chunk, node) : NULL;
+	return node ? rb_entry(node, struct vgpu_evict_unit, node) : NULL;
 }

@@ -44,8 +44,9 @@
  * - vgpu_fault_batch.c: the fault interrupt thread reads up to
  *   ``vgpu.fault_batch_limit`` records per batch, de-duplicates, sorts and
  *   groups them by VM and chunk;
- * - vgpu_evict_policy.c: the eviction policies (``lru``, ``lru2``) over
- *   sampled access history;
+ * - vgpu_pool.c: the VRAM pool, where chunks and ordinary BOs compete for
+ *   VRAM under one eviction order; vgpu_evict_policy.c: the eviction
+ *   policies (``lru``, ``lru2``) over sampled access history;
  * - vgpu_prefetch.c: stream and density detectors, thrashing detection;
  * - this file: module parameters, the device's paging state, policy
  *   switching (sysfs and QUERY), counters, and the PREFETCH and ADVISE
@@ -151,7 +152,6 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 	struct vgpu_paging *pg = &vdev->paging;
 	unsigned int kb = vgpu_chunk_size_kb;
 
-	mutex_init(&pg->lock);
 	mutex_init(&pg->fault_lock);
 
 	/* Every eviction and both placement policies are implemented. */
@@ -169,27 +169,13 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 		kb = SZ_2K;
 	}
 
-	vgpu_evict_lru_init(&pg->lru, &pg->lock,
-			    vgpu_evict_policy_get(vgpu_policy_evict(vdev)),
-			    VGPU_EVICT_CRP_DEFAULT);
 	pg->chunk_shift = ilog2(kb) + 10;
 	vgpu_prefetch_cfg_default(&pg->prefetch_cfg);
-	pg->ctr_shift = VGPU_ACCESS_CHUNK_SHIFT_DEFAULT;
-	if (vdev->caps & VGPU_CAPS_ACCESS_COUNTERS)
-		pg->ctr_shift = clamp(vgpu_rd32(vdev, VGPU_REG_ACCESS_CHUNK_SHIFT),
-				      12u, 40u);
-	pg->sample_max = (vdev->vram_size >> pg->chunk_shift) + 1;
-	pg->sample = kvcalloc(pg->sample_max, sizeof(*pg->sample), GFP_KERNEL);
-	if (!pg->sample)
-		return -ENOMEM;
 
 	pg->batch = vgpu_fault_batch_alloc(vgpu_paging_fault_batch_limit(),
 					   pg->chunk_shift);
-	if (!pg->batch) {
-		kvfree(pg->sample);
-		pg->sample = NULL;
+	if (!pg->batch)
 		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -201,30 +187,7 @@ void vgpu_paging_fini(struct vgpu_device *vdev)
 {
 	vgpu_fault_batch_free(vdev->paging.batch);
 	vdev->paging.batch = NULL;
-	kvfree(vdev->paging.sample);
-	vdev->paging.sample = NULL;
 	mutex_destroy(&vdev->paging.fault_lock);
-	mutex_destroy(&vdev->paging.lock);
-}
-
-/**
- * vgpu_paging_sync_policy_locked() - follow a switch of the eviction policy
- * @vdev: vgpu device
- *
- * sysfs switches &vgpu_device.policy at any time; the paging code re-sorts
- * the resident chunks by the new policy at its next decision, keeping
- * their history.
- *
- * Context: &vgpu_paging.lock held.
- */
-void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev)
-{
-	const struct vgpu_evict_policy_ops *ops =
-		vgpu_evict_policy_get(vgpu_policy_evict(vdev));
-
-	lockdep_assert_held(&vdev->paging.lock);
-	if (ops)
-		vgpu_evict_lru_set_policy(&vdev->paging.lru, ops);
 }
 
 /* ----------------------------------------------------------- counters --- */

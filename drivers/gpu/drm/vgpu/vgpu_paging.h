@@ -19,7 +19,6 @@ struct vgpu_vm;
 int vgpu_paging_init(struct vgpu_device *vdev);
 void vgpu_paging_fini(struct vgpu_device *vdev);
 
-void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev);
 
 void vgpu_paging_counters_read(const struct vgpu_paging_counters *ctr,
 			       struct drm_vgpu_paging_counters *out);

@@ -375,6 +375,28 @@ VGPU_PAGING_COUNTER_ATTR(prefetch_used_bytes, prefetch_used_bytes);
 VGPU_PAGING_COUNTER_ATTR(prefetch_wasted_bytes, prefetch_wasted_bytes);
 VGPU_PAGING_COUNTER_ATTR(fault_ns, fault_ns);
 
+/* The VRAM pool's counters (vgpu_pool_types.h), per kind of unit. */
+static ssize_t vgpu_pool_counter_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	struct vgpu_device *vdev = dev_to_vgpu(dev);
+	const atomic64_t *v = (const void *)&vdev->pool.stats +
+			      to_vgpu_sysfs_attr(attr)->idx;
+
+	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(v));
+}
+
+#define VGPU_POOL_COUNTER_ATTR(_name, _field)				\
+	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_pool_counter_show, \
+			   offsetof(struct vgpu_pool_stats, _field))
+
+VGPU_POOL_COUNTER_ATTR(pool_evictions_bo, evictions[VGPU_POOL_BO]);
+VGPU_POOL_COUNTER_ATTR(pool_evictions_chunk, evictions[VGPU_POOL_CHUNK]);
+VGPU_POOL_COUNTER_ATTR(pool_evicted_bytes_bo, bytes[VGPU_POOL_BO]);
+VGPU_POOL_COUNTER_ATTR(pool_evicted_bytes_chunk, bytes[VGPU_POOL_CHUNK]);
+VGPU_POOL_COUNTER_ATTR(pool_make_room, make_room);
+VGPU_POOL_COUNTER_ATTR(pool_no_victim, no_victim);
+
 static struct attribute *vgpu_counter_attrs[] = {
 	&vgpu_ctr_tlb_l1_hits.attr.attr,
 	&vgpu_ctr_tlb_l1_misses.attr.attr,
@@ -412,6 +434,12 @@ static struct attribute *vgpu_counter_attrs[] = {
 	&vgpu_ctr_prefetch_used_bytes.attr.attr,
 	&vgpu_ctr_prefetch_wasted_bytes.attr.attr,
 	&vgpu_ctr_fault_ns.attr.attr,
+	&vgpu_ctr_pool_evictions_bo.attr.attr,
+	&vgpu_ctr_pool_evictions_chunk.attr.attr,
+	&vgpu_ctr_pool_evicted_bytes_bo.attr.attr,
+	&vgpu_ctr_pool_evicted_bytes_chunk.attr.attr,
+	&vgpu_ctr_pool_make_room.attr.attr,
+	&vgpu_ctr_pool_no_victim.attr.attr,
 	NULL
 };
 

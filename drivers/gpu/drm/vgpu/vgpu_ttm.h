@@ -8,10 +8,13 @@
 #include <linux/types.h>
 
 struct ttm_buffer_object;
+struct ttm_placement;
 struct ttm_resource;
 struct vgpu_device;
 
 int vgpu_ttm_init(struct vgpu_device *vdev);
+void vgpu_evict_flags(struct ttm_buffer_object *tbo,
+		      struct ttm_placement *placement);
 void vgpu_ttm_fini(struct vgpu_device *vdev);
 
 int vgpu_ttm_access(struct ttm_buffer_object *tbo, unsigned long offset,
