@@ -187,6 +187,25 @@ void vgpu_bo_vram_detach(struct vgpu_bo *bo, struct vgpu_vram_res *vres)
 }
 
 /**
+ * vgpu_bo_pool_moved_in() - a move into VRAM is done
+ * @bo: the BO, reserved
+ *
+ * The copy or clear that filled the new VRAM counted as device accesses;
+ * they are not a use (the placement itself was): the counter snapshot
+ * starts after them, as for a chunk's copy.
+ */
+void vgpu_bo_pool_moved_in(struct vgpu_bo *bo)
+{
+	struct vgpu_pool *pool = &to_vgpu(bo->tbo.base.dev)->pool;
+	bool locked = vgpu_pool_lock_unless_held(pool);
+
+	if (vgpu_pool_unit_resident(&bo->unit))
+		bo->unit.ev.ctr_snap = vgpu_bo_unit_read_ctr(&bo->unit);
+	if (locked)
+		vgpu_pool_unlock(pool);
+}
+
+/**
  * vgpu_bo_pool_touch_vm() - a job of @vm is about to run: its BOs are used
  * @vm: the submitting VM, its lock held
  *

@@ -5,6 +5,7 @@
 
 #include <linux/lockdep.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 
 #include "vgpu_drv.h"
 #include "vgpu_evict_policy.h"
@@ -72,21 +73,28 @@
 
 /**
  * vgpu_pool_init() - an empty pool for the device's VRAM
- * @vdev: vgpu device, MMIO mapped
+ * @vdev: vgpu device, MMIO mapped, its VRAM size known
+ *
+ * Return: 0 or -ENOMEM.
  */
-void vgpu_pool_init(struct vgpu_device *vdev)
+int vgpu_pool_init(struct vgpu_device *vdev)
 {
 	struct vgpu_pool *pool = &vdev->pool;
 
-	mutex_init(&pool->lock);
 	pool->vdev = vdev;
 	INIT_LIST_HEAD(&pool->units);
-	vgpu_evict_lru_init(&pool->lru, &pool->lock, vgpu_evict_policy_get(0),
-			    VGPU_EVICT_CRP_DEFAULT);
 	pool->ctr_shift = VGPU_ACCESS_CHUNK_SHIFT_DEFAULT;
 	if (vdev->caps & VGPU_CAPS_ACCESS_COUNTERS)
 		pool->ctr_shift = clamp(vgpu_rd32(vdev, VGPU_REG_ACCESS_CHUNK_SHIFT),
 					12u, 40u);
+	pool->nr_ctr = DIV_ROUND_UP_ULL(vdev->vram_size, 1ull << pool->ctr_shift);
+	pool->ctr = kvcalloc(pool->nr_ctr, sizeof(*pool->ctr), GFP_KERNEL);
+	if (!pool->ctr)
+		return -ENOMEM;
+	mutex_init(&pool->lock);
+	vgpu_evict_lru_init(&pool->lru, &pool->lock, vgpu_evict_policy_get(0),
+			    VGPU_EVICT_CRP_DEFAULT);
+	return 0;
 }
 
 /**
@@ -97,6 +105,8 @@ void vgpu_pool_fini(struct vgpu_device *vdev)
 {
 	WARN_ON(!list_empty(&vdev->pool.units));
 	mutex_destroy(&vdev->pool.lock);
+	kvfree(vdev->pool.ctr);
+	vdev->pool.ctr = NULL;
 }
 
 /**
@@ -221,13 +231,43 @@ void vgpu_pool_touch(struct vgpu_pool *pool, struct vgpu_pool_unit *u)
 		vgpu_pool_unlock(pool);
 }
 
+/*
+ * Reads the device access counters once, then hands each resident unit
+ * its total: units the device used since the previous pass are touched
+ * in the epoch that is ending.
+ */
+static void vgpu_pool_sample_locked(struct vgpu_pool *pool)
+{
+	struct vgpu_device *vdev = pool->vdev;
+	struct vgpu_pool_unit *u;
+	u64 i;
+
+	lockdep_assert_held(&pool->lock);
+	if (!(vdev->caps & VGPU_CAPS_ACCESS_COUNTERS) || list_empty(&pool->units))
+		return;
+	for (i = 0; i < pool->nr_ctr; i++) {
+		vgpu_wr32(vdev, VGPU_REG_ACCESS_CTR_INDEX, i);
+		pool->ctr[i] = vgpu_rd32(vdev, VGPU_REG_ACCESS_CTR_VALUE);
+	}
+	pool->ctr_valid = true;
+	/* Touching re-sorts the tree, not the list. */
+	list_for_each_entry(u, &pool->units, link)
+		if (vgpu_evict_lru_sample_counter(&pool->lru, &u->ev,
+						  u->ops->read_ctr(u)) &&
+		    u->ops->used)
+			u->ops->used(u);
+	pool->ctr_valid = false;
+}
+
 /**
  * vgpu_pool_begin_locked() - start a batch
  * @pool: pool
  *
- * A new sampling epoch; units brought in from now on are not victims
- * until the next batch; an eviction policy switched through sysfs takes
- * effect here (the units are re-sorted, their history kept).  Begun by
+ * Samples the access counters (the accesses since the previous batch
+ * belong to the epoch that ends), then starts a new epoch; units brought
+ * in from now on are not victims until the next batch; an eviction
+ * policy switched through sysfs takes effect here (the units are
+ * re-sorted, their history kept).  Begun by
  * each fault batch, PREFETCH and ADVISE call (vgpu_pool_begin()), and by
  * each VRAM allocation that has to make room outside of one.
  *
@@ -239,6 +279,7 @@ void vgpu_pool_begin_locked(struct vgpu_pool *pool)
 		vgpu_evict_policy_get(vgpu_policy_evict(pool->vdev));
 
 	lockdep_assert_held(&pool->lock);
+	vgpu_pool_sample_locked(pool);
 	pool->batch_seq++;
 	if (ops)
 		vgpu_evict_lru_set_policy(&pool->lru, ops);
@@ -264,7 +305,8 @@ void vgpu_pool_begin(struct vgpu_pool *pool)
  * @start: VRAM offset
  * @size: bytes
  *
- * Saturating; 0 on a device without access counters.
+ * Saturating; 0 on a device without access counters.  During a sampling
+ * pass the values come from the pass's one read of every counter.
  *
  * Context: the pool lock held (it serialises the counter window).
  * Return: the sum over every counter granule @start..@start + @size touches.
@@ -279,29 +321,16 @@ u32 vgpu_pool_read_ctr(struct vgpu_pool *pool, u64 start, u64 size)
 	lockdep_assert_held(&pool->lock);
 	if (!(vdev->caps & VGPU_CAPS_ACCESS_COUNTERS) || !size)
 		return 0;
-	for (i = first; i <= last; i++) {
-		vgpu_wr32(vdev, VGPU_REG_ACCESS_CTR_INDEX, i);
-		v = vgpu_rd32(vdev, VGPU_REG_ACCESS_CTR_VALUE);
+	for (i = first; i <= last && i < pool->nr_ctr; i++) {
+		if (pool->ctr_valid) {
+			v = pool->ctr[i];
+		} else {
+			vgpu_wr32(vdev, VGPU_REG_ACCESS_CTR_INDEX, i);
+			v = vgpu_rd32(vdev, VGPU_REG_ACCESS_CTR_VALUE);
+		}
 		sum = sum + v < sum ? U32_MAX : sum + v;
 	}
 	return sum;
-}
-
-/* Reads every resident unit's access counters, once per batch. */
-static void vgpu_pool_sample_locked(struct vgpu_pool *pool)
-{
-	struct vgpu_pool_unit *u;
-
-	lockdep_assert_held(&pool->lock);
-	if (pool->sampled_seq == pool->batch_seq)
-		return;
-	pool->sampled_seq = pool->batch_seq;
-	/* Touching re-sorts the tree, not the list. */
-	list_for_each_entry(u, &pool->units, link)
-		if (vgpu_evict_lru_sample_counter(&pool->lru, &u->ev,
-						  u->ops->read_ctr(u)) &&
-		    u->ops->used)
-			u->ops->used(u);
 }
 
 /*
@@ -359,7 +388,6 @@ int vgpu_pool_make_room_locked(struct vgpu_pool *pool, u64 start, u64 end)
 
 	lockdep_assert_held(&pool->lock);
 	atomic64_inc(&pool->stats.make_room);
-	vgpu_pool_sample_locked(pool);
 	/* Pass 0: units nobody asked to keep; pass 1: the others. */
 	for (pass = 0; pass < 2; pass++) {
 		vgpu_evict_for_each_coldest(&pool->lru, e) {

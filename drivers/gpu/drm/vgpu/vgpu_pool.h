@@ -11,7 +11,7 @@
 
 struct vgpu_device;
 
-void vgpu_pool_init(struct vgpu_device *vdev);
+int vgpu_pool_init(struct vgpu_device *vdev);
 void vgpu_pool_fini(struct vgpu_device *vdev);
 
 void vgpu_pool_lock(struct vgpu_pool *pool);

@@ -121,8 +121,10 @@ struct vgpu_pool_evicting {
  * @evicting: units being evicted by the owner of @lock, innermost first.
  * @batch_seq: number of the batch being resolved (fault batch, PREFETCH,
  *	ADVISE, or a VRAM allocation that has to make room).
- * @sampled_seq: @batch_seq of the last access-counter sampling pass.
  * @ctr_shift: log2 of the device's access-counter granule.
+ * @nr_ctr: access counters (granules of VRAM).
+ * @ctr: the counters as read by the current sampling pass.
+ * @ctr_valid: a sampling pass is running: @ctr holds its values.
  * @resident: VRAM bytes held by units, per kind.
  * @stats: counters.
  */
@@ -134,8 +136,10 @@ struct vgpu_pool {
 	struct list_head units;
 	struct vgpu_pool_evicting *evicting;
 	u64 batch_seq;
-	u64 sampled_seq;
 	unsigned int ctr_shift;
+	u64 nr_ctr;
+	u32 *ctr;
+	bool ctr_valid;
 	u64 resident[VGPU_POOL_KIND_NR];
 	struct vgpu_pool_stats stats;
 };

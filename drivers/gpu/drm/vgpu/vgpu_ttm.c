@@ -420,6 +420,8 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 	ttm_bo_move_sync_cleanup(tbo, new_mem);
 	vgpu_bo_account_move(vdev, tbo, evict || to_vgpu_bo(tbo)->pool_evicting,
 			     has_data ? old_type : -1, new_type);
+	if (new_type == TTM_PL_VRAM && tbo->type != ttm_bo_type_kernel)
+		vgpu_bo_pool_moved_in(to_vgpu_bo(tbo));
 	return 0;
 }
 
@@ -564,7 +566,9 @@ int vgpu_ttm_init(struct vgpu_device *vdev)
 		goto err_iounmap;
 	}
 
-	vgpu_pool_init(vdev);
+	ret = vgpu_pool_init(vdev);
+	if (ret)
+		goto err_device_fini;
 	ret = vgpu_vram_mgr_init(vdev);
 	if (ret)
 		goto err_pool_fini;
@@ -580,6 +584,7 @@ int vgpu_ttm_init(struct vgpu_device *vdev)
 
 err_pool_fini:
 	vgpu_pool_fini(vdev);
+err_device_fini:
 	ttm_device_fini(&vdev->ttm);
 err_iounmap:
 	iounmap(vdev->vram_cpu);
