@@ -36,16 +36,18 @@
  * A vgpu BO is a TTM buffer object whose embedded GEM object carries the
  * handle, the mmap offset and dma-buf export.  BO_CREATE turns the
  * user's placement mask and preference into a TTM placement list: the
- * preferred placement first, the other marked %TTM_PL_FLAG_FALLBACK so
- * that TTM evicts colder BOs to honour the preference before falling back.
+ * preferred placement first, the other marked %TTM_PL_FLAG_FALLBACK, so
+ * that the VRAM pool evicts colder units (BOs or chunks) to honour a VRAM
+ * preference before TTM falls back.
  * The memory is always zeroed (see "TTM placements and moves").  The
  * alignment, which concerns VRAM blocks, rounds the size of BOs that may
  * live in VRAM only.  Every BO, the kernel's own included, is first
  * admitted against the memory that may back it (see "memory admission").
  *
  * CPU mappings go through TTM's fault handler with one addition: a VRAM
- * BO outside the CPU-visible window is first moved into it (evicting
- * other BOs from the window, or to system memory if the window is full).
+ * BO outside the CPU-visible window is first moved into it (the pool
+ * evicting the coldest units in the window, or to system memory if
+ * nothing there can go).
  * Mapping never fails because of a small BAR; the cost is a migration on
  * the first CPU touch, counted in the memory statistics.
  *

@@ -5,7 +5,6 @@
 
 #include <linux/dma-resv.h>
 
-#include <drm/drm_gpuvm.h>
 #include <drm/drm_print.h>
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
@@ -14,7 +13,6 @@
 #include "vgpu_drv.h"
 #include "vgpu_pool.h"
 #include "vgpu_ttm.h"
-#include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
 /**
@@ -26,9 +24,11 @@
  * one unit).  The unit lives in &struct vgpu_bo, so a BO that leaves VRAM
  * keeps its access history for when it comes back.
  *
- * Its recency: placing the BO in VRAM touches it; each EXEC touches every
- * BO of the submitting VM that is in VRAM (vgpu_bo_pool_touch_vm()); and
- * the sampler reads the access counters of its blocks.
+ * Its recency comes from the same two sources as a chunk's: placing the
+ * BO in VRAM is a use (as a fault is for a chunk), and at every batch the
+ * sampler reads the device access counters of its blocks.  An EXEC is not
+ * a use of every BO of the VM: a job may touch a few of the VM's BOs, and
+ * the counters say which.
  *
  * Its eviction (vgpu_bo_unit_evict()) is a TTM move into the BO's
  * eviction placement (vgpu_evict_flags(): system memory, or VRAM outside
@@ -201,35 +201,6 @@ void vgpu_bo_pool_moved_in(struct vgpu_bo *bo)
 
 	if (vgpu_pool_unit_resident(&bo->unit))
 		bo->unit.ev.ctr_snap = vgpu_bo_unit_read_ctr(&bo->unit);
-	if (locked)
-		vgpu_pool_unlock(pool);
-}
-
-/**
- * vgpu_bo_pool_touch_vm() - a job of @vm is about to run: its BOs are used
- * @vm: the submitting VM, its lock held
- *
- * Touches, in the current epoch, every BO mapped in @vm that is in VRAM.
- */
-void vgpu_bo_pool_touch_vm(struct vgpu_vm *vm)
-{
-	struct vgpu_pool *pool = &vm->vdev->pool;
-	struct drm_gem_object *last = NULL;
-	struct drm_gpuva *gva;
-	bool locked;
-
-	lockdep_assert_held(&vm->lock);
-	locked = vgpu_pool_lock_unless_held(pool);
-	drm_gpuvm_for_each_va(gva, &vm->gpuvm) {
-		struct vgpu_bo *bo;
-
-		if (!gva->gem.obj || gva->gem.obj == last)
-			continue;
-		last = gva->gem.obj;
-		bo = gem_to_vgpu_bo(gva->gem.obj);
-		if (vgpu_pool_unit_resident(&bo->unit))
-			vgpu_pool_touch_locked(pool, &bo->unit);
-	}
 	if (locked)
 		vgpu_pool_unlock(pool);
 }

@@ -40,15 +40,18 @@
  * (&struct vgpu_bo_chunks).  Each chunk may additionally have a *VRAM
  * copy*: one naturally aligned buddy block of the chunk size from the
  * VRAM manager (vgpu_vram_mgr_alloc_chunk()), so that a 2 MiB chunk is
- * one 2 MiB leaf and one device access counter.
+ * one 2 MiB leaf and one device access counter.  A VRAM copy is a unit of
+ * the VRAM pool (kind %VGPU_POOL_CHUNK): it competes for VRAM with
+ * ordinary BOs under the one eviction order.
  *
  * VM_BIND of a pageable BO writes no page-table entry.  The GPU's first
  * access to a chunk through a mapping faults; the fault thread
  * (vgpu_fault.c) resolves it with vgpu_chunk_fault():
  *
  * - **migrate** (placement policy ``migrate``): allocate the VRAM copy,
- *   evicting the coldest chunks the eviction policy names when VRAM is
- *   full; remove every mapping of the system pages first — the CPU's, and
+ *   evicting the pool's coldest units when VRAM is full (other chunks, or
+ *   idle ordinary BOs, which TTM moves to system memory with their
+ *   contents); remove every mapping of the system pages first — the CPU's, and
  *   the GPU's in every VM and at every VA (remote mappings, ACCESSED_BY),
  *   TLBs included — so that no write can land behind the copy; copy the
  *   chunk in with the device's copy engine; and map it in the faulting VM
@@ -95,14 +98,17 @@
  *    without a ww ticket: it keeps the BO's system pages in place while
  *    they are populated (swapped in) and copied.  The CPU fault handler
  *    comes here with mmap_lock held, as for every TTM BO.
- * 4. &vgpu_paging.lock: every chunk table, the LRU, the prefetch
- *    detectors, the access-counter registers.  Held across a chunk's
- *    whole migration or eviction, copies included.
+ * 4. &vgpu_pool.lock, the VRAM pool's lock ("The VRAM pool"): every
+ *    chunk table, the eviction order of every unit (chunks and ordinary
+ *    BOs), the prefetch detectors, the access-counter registers.  Held
+ *    across a chunk's whole migration or eviction, copies included, and
+ *    across the evictions that make room for it.
  * 5. The *victim's* &vgpu_bo.gpuva_lock, then each &vgpu_vm.pt_lock it
  *    maps into, then &vgpu_ctx_mgr.lock and &vgpu_tlb.lock (TLB
  *    invalidation); &vgpu_migrate.lock for the copy engine, which waits
  *    for a job on the kernel queue (signalled from the general interrupt,
- *    never from the fault thread).
+ *    never from the fault thread).  An ordinary BO the pool evicts is
+ *    reserved by trylock only, at this level.
  *
  * What makes eviction inside fault handling safe — the classic TTM
  * deadlock is taking a victim's reservation while holding another:
@@ -113,22 +119,29 @@
  *   vgpu_eviction_valuable() says no while &vgpu_bo_chunks.resident is
  *   non-zero, and that count only rises under the BO's reservation
  *   (level 3).  A BO being freed takes level 4 before it drops its chunks,
- *   so a victim is alive while &vgpu_paging.lock is held.
- * - Nothing takes &vgpu_paging.lock under a gpuva lock, a page-table lock
- *   or a reservation it did not take at level 3; TTM's move notifier
- *   (vgpu_vm_bo_move()) only clears the page tables of a pageable BO.
- * - Page-table pages are reserved (which may allocate VRAM and make TTM
- *   evict ordinary BOs, taking their reservations by trylock) before a
- *   gpuva or page-table lock is taken; when VRAM is full of chunks, one is
- *   evicted and the reservation retried.
+ *   so a victim is alive while &vgpu_pool.lock is held.
+ * - Evicting an ordinary BO takes its reservation by trylock and gives up
+ *   on a BO whose fences have not signalled (vgpu_bo_pool.c): the fault
+ *   thread never waits for a job, nor for a reservation.
+ * - Nothing takes &vgpu_pool.lock under a gpuva lock, a page-table lock
+ *   or a reservation it did not take at level 3 or before; TTM's move
+ *   notifier (vgpu_vm_bo_move()) only clears the page tables of a
+ *   pageable BO.
+ * - Page-table pages are reserved (which may allocate VRAM and make the
+ *   pool evict) before a gpuva or page-table lock is taken.  The VRAM
+ *   manager sees that the caller holds &vgpu_pool.lock and makes room
+ *   without taking it again; the chunk being mapped was brought in by the
+ *   current batch, so it is not a victim.
  * - TTM swapping out a busy pageable BO could wait, holding its
  *   reservation, for a job stalled on a fault that needs that
  *   reservation: vgpu_eviction_valuable() also refuses pageable BOs with
  *   unsignalled fences.
  *
  * Remaining wait-for cycle, bounded by the job timeout: an EXEC or
- * VM_BIND that holds a pageable BO's reservation while TTM waits for a
- * busy ordinary BO whose job is stalled on a fault of that pageable BO.
+ * VM_BIND that holds a pageable BO's reservation while TTM, short of
+ * system memory (the TT manager full), waits for a busy TT BO whose job
+ * is stalled on a fault of that pageable BO.  TTM no longer evicts from
+ * VRAM at all.
  */
 
 static inline u64 vgpu_chunk_size(const struct vgpu_device *vdev)

@@ -14,44 +14,52 @@
 /**
  * DOC: Eviction policies and how recency is sampled
  *
- * VRAM is managed as a cache of *chunks* (2 MiB by default, see "Demand
- * paging").  When a chunk must come into VRAM and VRAM is full, the
- * eviction policy names the coldest resident chunk.  A policy is an
- * ordering of the resident chunks computed from a per-chunk access
- * history (&struct vgpu_evict_unit); the chunks sit in a red-black tree
- * sorted by that ordering, so the victim is the leftmost chunk the caller
- * can use (chunks the current fault batch is working on are skipped).
+ * All of VRAM is one pool of evictable *units* ("The VRAM pool"): the
+ * VRAM copies of chunks of pageable BOs (2 MiB by default, see "Demand
+ * paging") and ordinary BOs in VRAM.  When VRAM is full, the eviction
+ * policy names the coldest resident unit, of whatever kind.  A policy is
+ * an ordering of the resident units computed from a per-unit access
+ * history (&struct vgpu_evict_unit); the units sit in a red-black tree
+ * sorted by that ordering, so the victim is the leftmost unit the caller
+ * can use (units the current batch brought in, and units that cannot be
+ * evicted right now, are skipped).  This file knows nothing of chunks,
+ * BOs or registers.
  *
  * **Where the history comes from.**  The GPU does not tell the driver
- * about accesses that hit.  vgpu samples them, in *epochs*: the driver
- * calls vgpu_evict_lru_advance() to start an epoch at the beginning of
- * every fault batch that has to make room, then reports each resident
- * chunk that the device used since the previous epoch with
+ * about accesses that hit.  vgpu samples them, in *epochs*: the pool
+ * starts an epoch (vgpu_evict_lru_advance()) with every fault batch,
+ * PREFETCH and ADVISE call, and VRAM allocation that has to make room
+ * outside of one (vgpu_pool_begin_locked()); just before, it reports each
+ * resident unit that the device used since the previous epoch with
  * vgpu_evict_lru_touch().  "Used" is read from the per-VRAM-chunk access
  * counters (``ACCESS_CTR_*``): the device counts every
  * COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line that lands in a
- * 2 MiB VRAM chunk, TLB hit or not.  The sampler reads the counters of the
- * VRAM behind each resident chunk and hands the total to
- * vgpu_evict_lru_sample_counter(), which compares it with the previous
- * sample's total (a smaller value means someone reset the counters: the
- * whole value is new) and touches the chunk if it grew: exact,
- * TLB-independent and cheap (two register accesses per 2 MiB).  The
- * ACCESSED and DIRTY bits the device sets in leaf PTEs are not read yet:
- * a chunk is dirty from the moment it is mapped writable, and chunks
- * mapped remotely in system memory have no recency.
+ * 2 MiB VRAM granule, TLB hit or not.  The sampler reads every counter
+ * once, sums the counters of the VRAM behind each resident unit and hands
+ * the total to vgpu_evict_lru_sample_counter(), which compares it with
+ * the previous sample's total (a smaller value means someone reset the
+ * counters: the whole value is new) and touches the unit if it grew:
+ * exact for units of whole granules, TLB-independent and cheap (two
+ * register accesses per 2 MiB of VRAM).  Units smaller than a granule
+ * (small BOs) share its counter.  The ACCESSED and DIRTY bits the device
+ * sets in leaf PTEs are not read yet: a chunk is dirty from the moment it
+ * is mapped writable, and chunks mapped remotely in system memory have no
+ * recency.
  *
  * A chunk brought into VRAM by a fault counts as touched in the epoch of
- * that fault (the fault *is* an access).  A chunk brought in by prefetch
- * is inserted without a touch: it has to earn its history.
+ * that fault (the fault *is* an access), and so does a BO placed in VRAM.
+ * A chunk brought in by prefetch is inserted without a touch: it has to
+ * earn its history.  The copy (or clear) that filled a unit's VRAM is
+ * not counted: its counter snapshot starts after it.
  *
- * **Correlated references.**  A chunk is touched in many consecutive
+ * **Correlated references.**  A unit is touched in many consecutive
  * epochs while a kernel streams through it; those samples are one use,
  * not many.  Following O'Neil, O'Neil and Weikum's LRU-K, a touch is a new
  * *uncorrelated reference* (shifted into @hist) only when more than
  * @crp epochs passed since the previous reference began; otherwise it
  * only updates @last.  The period is measured from the start of the
- * burst, not from the last touch, so a chunk in constant use still earns
- * a new reference every @crp + 1 epochs while a chunk that a scan walks
+ * burst, not from the last touch, so a unit in constant use still earns
+ * a new reference every @crp + 1 epochs while a unit that a scan walks
  * through once keeps a single one.
  *
  * **The policies.**
@@ -60,17 +68,18 @@
  *   the sampled recency.  Fails under scans: a stream larger than the
  *   free VRAM pushes out the hot set.
  * - ``lru2``: LRU-K with K = 2.  Coldest = oldest *second-last*
- *   uncorrelated reference; a chunk with a single reference has an
+ *   uncorrelated reference; a unit with a single reference has an
  *   infinite backward distance and goes first (among those, LRU order).
- *   A scan's chunks, referenced once, are evicted before a hot set that
+ *   A scan's units, referenced once, are evicted before a hot set that
  *   has been referenced twice, however recent the scan.
  *
  * Each policy is a file of its own (vgpu_evict_lru.c, vgpu_evict_lru2.c)
  * listed in %VGPU_EVICT_POLICIES; sysfs ``available_eviction_policies``
  * names them, and tools read the list from there.
  *
- * The history lives in the chunk, not in the policy, so switching policy
- * at run time (sysfs ``eviction_policy``, default from the module
+ * The history lives in the unit, not in the policy (a BO or chunk that
+ * leaves VRAM keeps it for when it comes back), so switching policy at
+ * run time (sysfs ``eviction_policy``, default from the module
  * parameter ``vgpu.eviction_policy``) re-sorts the tree and loses
  * nothing.
  */

@@ -346,8 +346,6 @@ static int vgpu_exec_push(struct drm_device *drm, struct vgpu_vm *vm,
 	ret = vgpu_vm_rebind(vm);
 	if (ret)
 		goto out_exec_fini;
-	/* The job uses the VM's BOs: that is recency for the VRAM pool. */
-	vgpu_bo_pool_touch_vm(vm);
 
 	drm_exec_for_each_locked_object(&vm_exec.exec, obj) {
 		ret = drm_sched_job_add_resv_dependencies(&job->base, obj->resv,

@@ -56,16 +56,16 @@
  * ``eviction_policy`` and ``placement_policy``); the module parameters
  * ``vgpu.eviction_policy`` and ``vgpu.placement_policy`` choose the
  * initial ones.  Placement policies: ``migrate`` (migrate-on-fault: the faulting chunk
- * moves into VRAM, colder chunks are evicted by the eviction policy, and
- * a chunk the thrashing detector pins is mapped remotely until the pin
- * expires) and ``remote`` (map-remote: faults map the system pages and
+ * moves into VRAM, colder units (chunks or BOs) are evicted by the eviction
+ * policy, and a chunk the thrashing detector pins is mapped remotely until
+ * the pin expires) and ``remote`` (map-remote: faults map the system pages and
  * only PREFETCH or a VRAM placement hint moves memory).
  *
  * **Explicit placement.**  PREFETCH and ADVISE (preferred placement) act
  * on the buffer objects behind a VA range: each BO that may live in the
- * requested placement is validated there through TTM, which evicts
- * colder BOs from VRAM as needed (to system memory, and on to swap
- * through TTM's shrinker).  The BO's GPU mappings are cleared by the move
+ * requested placement is validated there through TTM; VRAM is made by
+ * the VRAM pool, which evicts its coldest units, chunks or BOs (BOs to
+ * system memory, and on to swap through TTM's shrinker).  The BO's GPU mappings are cleared by the move
  * and written again, at the new place, before the VM's next job.
  *
  * **Counters** (&struct vgpu_paging_counters) exist per VM and for the

@@ -30,15 +30,14 @@
  * sampled") over one access history per unit, fed the same way for every
  * kind:
  *
- * - **access counters**: once per batch that has to make room, the
- *   sampler reads the device access counters of the VRAM behind every
- *   resident unit (vgpu_pool_read_ctr(); a BO smaller than the counter
- *   granule shares its counter with its neighbours) and touches the units
- *   whose total grew;
- * - **direct use**: a GPU fault on a chunk touches it; a chunk already in
- *   VRAM that a fault maps again too; an EXEC touches every BO of the
- *   submitting VM that is in VRAM (the job is about to use them), and a
- *   BO is touched when it is placed in VRAM;
+ * - **access counters**: at the start of every batch (vgpu_pool_begin_locked())
+ *   the sampler reads each device access counter once and touches, in the
+ *   epoch that ends, every resident unit whose counters grew
+ *   (vgpu_pool_read_ctr(); a BO smaller than the counter granule shares
+ *   its counter with its neighbours);
+ * - **direct use**: a GPU fault on a chunk touches it, and so does a fault
+ *   that maps a chunk already in VRAM again; placing a BO in VRAM touches
+ *   it (its creation, or the validation that brings it back);
  * - prefetched chunks come in untouched: they earn their history.
  *
  * **Making room** (vgpu_pool_make_room_locked()) is the only way VRAM is
@@ -60,8 +59,10 @@
  * under it.  A VRAM allocation can happen with the lock held (page-table
  * pages reserved while a fault is resolved) or not (BO creation, EXEC's
  * validation, which hold reservations, possibly under a ww ticket).  The
- * lock records its owner, so vgpu_pool_make_room() takes it only if the
- * caller does not hold it.  Evictions never block on anything a GPU fault
+ * lock records its owner, so the VRAM manager takes it only if the
+ * caller does not hold it (vgpu_pool_lock_unless_held()); it ranks after
+ * BO reservations and &vgpu_vm.lock, before a BO's gpuva lock, the page-
+ * table locks and the VRAM manager's own lock.  Evictions never block on anything a GPU fault
  * might wait for: a chunk's eviction takes no reservation (its BO's pages
  * cannot move while the chunk is resident: vgpu_chunk_bo_busy()); a BO's
  * eviction trylocks the victim's reservation as TTM does (a BO locked by

@@ -39,7 +39,9 @@
  * - %TTM_PL_SYSTEM: pages the device cannot use (swapped or about to be):
  *   where TTM puts TT BOs it swaps out.
  *
- * Eviction goes VRAM → TT → SYSTEM (→ swap, by TTM's shrinker).  Every
+ * Eviction goes VRAM → TT → SYSTEM (→ swap, by TTM's shrinker).  Which
+ * BO leaves VRAM is decided by the VRAM pool ("The VRAM pool"), never by
+ * TTM's LRU; TTM still picks the TT BOs it evicts or swaps out.  Every
  * move keeps the contents: VRAM ↔ TT and VRAM ↔ VRAM copies are done by
  * the device's copy engine when it has one (vgpu_migrate.c), otherwise by
  * the CPU through the BAR window; TT ↔ SYSTEM moves just hand the pages
