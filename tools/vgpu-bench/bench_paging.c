@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -64,6 +65,21 @@ int bench_get_policy(int fd, const char *name, char *buf, size_t size)
 
 	sysfs_path(fd, name, path, sizeof(path));
 	return read_str(path, buf, size);
+}
+
+int bench_counter(int fd, const char *name, uint64_t *value)
+{
+	char path[64], buf[32];
+	int ret;
+
+	snprintf(path, sizeof(path), "counters/%s", name);
+	ret = bench_get_policy(fd, path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (!buf[0])
+		return -ENOENT;
+	*value = strtoull(buf, NULL, 0);
+	return 0;
 }
 
 int bench_list_policies(int fd, const char *name, char (*names)[16], int max)

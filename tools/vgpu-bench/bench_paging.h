@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers the demand-paging suites (oversub, batching, migrate) share:
+ * Helpers the demand-paging suites (oversub, batching, migrate, mixed) share:
  * policies and module parameters, pageable BOs, TOUCH jobs, counters.
  *
  * Copyright (c) 2026 The vgpu authors
@@ -26,6 +26,8 @@ int bench_get_policy(int fd, const char *name, char *buf, size_t size);
  * ...), at most @max of them: their number, or a negative errno.
  */
 int bench_list_policies(int fd, const char *name, char (*names)[16], int max);
+/* The device's sysfs counter counters/@name; 0 or a negative errno. */
+int bench_counter(int fd, const char *name, uint64_t *value);
 /* Write / read the vgpu module parameter @name. */
 int bench_set_param(const char *name, const char *value);
 int bench_get_param(const char *name, char *buf, size_t size);
