@@ -40,7 +40,9 @@
  *   counters (evictions, bytes migrated, VRAM allocator, contexts, BOs
  *   the memory admission refused) and
  *   those of the paging code (faults handled in batches, duplicates,
- *   resolved and cancelled faults, remote mappings, thrashing, prefetch),
+ *   resolved and cancelled faults, remote mappings, thrashing, prefetch)
+ *   and of the VRAM pool (``pool_*``: victims and their bytes per kind of
+ *   unit, searches, searches without a victim),
  *   all monotonic until reset through debugfs ``reset_counters``.
  *
  * The files are created by the driver core after probe and removed before
@@ -392,8 +394,8 @@ static ssize_t vgpu_pool_counter_show(struct device *dev,
 
 VGPU_POOL_COUNTER_ATTR(pool_evictions_bo, evictions[VGPU_POOL_BO]);
 VGPU_POOL_COUNTER_ATTR(pool_evictions_chunk, evictions[VGPU_POOL_CHUNK]);
-VGPU_POOL_COUNTER_ATTR(pool_evicted_bytes_bo, bytes[VGPU_POOL_BO]);
-VGPU_POOL_COUNTER_ATTR(pool_evicted_bytes_chunk, bytes[VGPU_POOL_CHUNK]);
+VGPU_POOL_COUNTER_ATTR(pool_bytes_bo, bytes[VGPU_POOL_BO]);
+VGPU_POOL_COUNTER_ATTR(pool_bytes_chunk, bytes[VGPU_POOL_CHUNK]);
 VGPU_POOL_COUNTER_ATTR(pool_make_room, make_room);
 VGPU_POOL_COUNTER_ATTR(pool_no_victim, no_victim);
 
@@ -436,8 +438,8 @@ static struct attribute *vgpu_counter_attrs[] = {
 	&vgpu_ctr_fault_ns.attr.attr,
 	&vgpu_ctr_pool_evictions_bo.attr.attr,
 	&vgpu_ctr_pool_evictions_chunk.attr.attr,
-	&vgpu_ctr_pool_evicted_bytes_bo.attr.attr,
-	&vgpu_ctr_pool_evicted_bytes_chunk.attr.attr,
+	&vgpu_ctr_pool_bytes_bo.attr.attr,
+	&vgpu_ctr_pool_bytes_chunk.attr.attr,
 	&vgpu_ctr_pool_make_room.attr.attr,
 	&vgpu_ctr_pool_no_victim.attr.attr,
 	NULL
