@@ -82,6 +82,24 @@ int bench_counter(int fd, const char *name, uint64_t *value)
 	return 0;
 }
 
+void bench_settings_save(int fd, struct bench_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	bench_get_policy(fd, "eviction_policy", s->evict, sizeof(s->evict));
+	bench_get_policy(fd, "placement_policy", s->place, sizeof(s->place));
+	bench_get_param("prefetch", s->prefetch, sizeof(s->prefetch));
+}
+
+void bench_settings_restore(int fd, const struct bench_settings *s)
+{
+	if (s->evict[0])
+		bench_set_policy(fd, "eviction_policy", s->evict);
+	if (s->place[0])
+		bench_set_policy(fd, "placement_policy", s->place);
+	if (s->prefetch[0])
+		bench_set_param("prefetch", s->prefetch);
+}
+
 int bench_list_policies(int fd, const char *name, char (*names)[16], int max)
 {
 	char buf[256], *save, *tok;
@@ -160,4 +178,16 @@ int bench_paging(struct vgpu_dev *dev, struct drm_vgpu_paging_counters *c)
 		c->fault_ns = pg.device.fault_ns;
 	}
 	return ret;
+}
+
+int bench_policies_begin(int fd, char (*names)[16], int max,
+			 struct bench_settings *saved)
+{
+	int n = bench_list_policies(fd, "available_eviction_policies", names, max);
+
+	if (n == 0)
+		return -ENOENT;
+	if (n > 0)
+		bench_settings_save(fd, saved);
+	return n;
 }

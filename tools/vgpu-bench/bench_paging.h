@@ -33,6 +33,28 @@ int bench_set_param(const char *name, const char *value);
 int bench_get_param(const char *name, char *buf, size_t size);
 
 /**
+ * struct bench_settings - what a paging suite changes, to be put back
+ * @evict: sysfs eviction_policy
+ * @place: sysfs placement_policy
+ * @prefetch: module parameter prefetch
+ */
+struct bench_settings {
+	char evict[16];
+	char place[16];
+	char prefetch[8];
+};
+
+/* Remember the current settings; put them back (what could be read). */
+void bench_settings_save(int fd, struct bench_settings *s);
+void bench_settings_restore(int fd, const struct bench_settings *s);
+/*
+ * The start of a suite that runs every eviction policy: their names (as
+ * bench_list_policies()), the settings saved when there is at least one.
+ */
+int bench_policies_begin(int fd, char (*names)[16], int max,
+			 struct bench_settings *saved);
+
+/**
  * struct bench_pbo - a pageable BO mapped at BENCH_VA + @va_off
  * @handle: GEM handle
  * @size: bytes

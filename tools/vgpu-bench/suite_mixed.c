@@ -194,29 +194,21 @@ static struct report *run(const struct bench_opts *o)
 	static const unsigned int pcts[] = { 150, 300 };
 	struct report *r = report_new("One VRAM pool: ordinary BOs and pageable memory",
 				      cols, NCOLS);
-	char old_evict[16] = "", old_place[16] = "", old_pf[8] = "";
+	struct bench_settings saved;
 	unsigned int i, passes = o->quick ? 2 : 3;
 	char policies[8][16];
 	int ret = 0, npol, pol;
 
 	if (!r)
 		return NULL;
-	npol = bench_list_policies(o->fd, "available_eviction_policies",
-				   policies, 8);
-	if (npol <= 0)
-		return bench_result(r, npol ? npol : -ENOENT);
-	bench_get_policy(o->fd, "eviction_policy", old_evict, sizeof(old_evict));
-	bench_get_policy(o->fd, "placement_policy", old_place, sizeof(old_place));
-	bench_get_param("prefetch", old_pf, sizeof(old_pf));
+	/* Every eviction policy the driver has, as sysfs lists them. */
+	npol = bench_policies_begin(o->fd, policies, 8, &saved);
+	if (npol < 0)
+		return bench_result(r, npol);
 	for (pol = 0; pol < npol && !ret; pol++)
 		for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]) && !ret; i++)
 			ret = one(r, o, policies[pol], pcts[i], passes);
-	if (old_evict[0])
-		bench_set_policy(o->fd, "eviction_policy", old_evict);
-	if (old_place[0])
-		bench_set_policy(o->fd, "placement_policy", old_place);
-	if (old_pf[0])
-		bench_set_param("prefetch", old_pf);
+	bench_settings_restore(o->fd, &saved);
 	return bench_result(r, ret);
 }
 

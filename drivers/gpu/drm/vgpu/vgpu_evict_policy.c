@@ -352,7 +352,7 @@ struct vgpu_evict_unit *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru)
  * Return: the unit after @c in eviction order, or NULL.
  */
 struct vgpu_evict_unit *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
-					     struct vgpu_evict_unit *c)
+					    struct vgpu_evict_unit *c)
 {
 	struct rb_node *node;
 

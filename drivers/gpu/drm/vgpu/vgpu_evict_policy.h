@@ -78,7 +78,7 @@ u32 vgpu_evict_lru_sample_counter(struct vgpu_evict_lru *lru,
 
 struct vgpu_evict_unit *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru);
 struct vgpu_evict_unit *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
-					     struct vgpu_evict_unit *c);
+					    struct vgpu_evict_unit *c);
 
 /**
  * vgpu_evict_for_each_coldest() - walk the resident units, coldest first

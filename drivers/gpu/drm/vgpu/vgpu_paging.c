@@ -65,8 +65,9 @@
  * on the buffer objects behind a VA range: each BO that may live in the
  * requested placement is validated there through TTM; VRAM is made by
  * the VRAM pool, which evicts its coldest units, chunks or BOs (BOs to
- * system memory, and on to swap through TTM's shrinker).  The BO's GPU mappings are cleared by the move
- * and written again, at the new place, before the VM's next job.
+ * system memory, and on to swap through TTM's shrinker).  The BO's GPU
+ * mappings are cleared by the move and written again, at the new place,
+ * before the VM's next job.
  *
  * **Counters** (&struct vgpu_paging_counters) exist per VM and for the
  * device, are reported by QUERY (%DRM_VGPU_QUERY_PAGING), and can be read

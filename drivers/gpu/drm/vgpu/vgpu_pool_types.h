@@ -130,7 +130,7 @@ struct vgpu_pool_evicting {
  */
 struct vgpu_pool {
 	struct vgpu_device *vdev;
-	struct mutex lock;
+	struct mutex lock;	/* see @lock above */
 	struct task_struct *owner;
 	struct vgpu_evict_lru lru;
 	struct list_head units;

@@ -350,20 +350,20 @@ VGPU_DRV_COUNTER_ATTR(vram_peak_used, VGPU_DRV_VRAM_PEAK_USED);
 VGPU_DRV_COUNTER_ATTR(context_steals, VGPU_DRV_CONTEXT_STEALS);
 VGPU_DRV_COUNTER_ATTR(admit_refusals, VGPU_DRV_ADMIT_REFUSALS);
 
-/* The paging code's device-wide counters (vgpu_paging_types.h). */
-static ssize_t vgpu_paging_counter_show(struct device *dev,
+/* An atomic64_t counter of the device, at offset idx in &struct vgpu_device. */
+static ssize_t vgpu_atomic_counter_show(struct device *dev,
 					struct device_attribute *attr, char *buf)
 {
 	struct vgpu_device *vdev = dev_to_vgpu(dev);
-	const atomic64_t *v = (const void *)&vdev->paging.ctr +
-			      to_vgpu_sysfs_attr(attr)->idx;
+	const atomic64_t *v = (const void *)vdev + to_vgpu_sysfs_attr(attr)->idx;
 
 	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(v));
 }
 
+/* The paging code's device-wide counters (vgpu_paging_types.h). */
 #define VGPU_PAGING_COUNTER_ATTR(_name, _field)				\
-	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_paging_counter_show, \
-			   offsetof(struct vgpu_paging_counters, _field))
+	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_atomic_counter_show, \
+			   offsetof(struct vgpu_device, paging.ctr._field))
 
 VGPU_PAGING_COUNTER_ATTR(faults_handled, faults);
 VGPU_PAGING_COUNTER_ATTR(fault_batches, fault_batches);
@@ -378,19 +378,9 @@ VGPU_PAGING_COUNTER_ATTR(prefetch_wasted_bytes, prefetch_wasted_bytes);
 VGPU_PAGING_COUNTER_ATTR(fault_ns, fault_ns);
 
 /* The VRAM pool's counters (vgpu_pool_types.h), per kind of unit. */
-static ssize_t vgpu_pool_counter_show(struct device *dev,
-				      struct device_attribute *attr, char *buf)
-{
-	struct vgpu_device *vdev = dev_to_vgpu(dev);
-	const atomic64_t *v = (const void *)&vdev->pool.stats +
-			      to_vgpu_sysfs_attr(attr)->idx;
-
-	return sysfs_emit(buf, "%llu\n", (u64)atomic64_read(v));
-}
-
 #define VGPU_POOL_COUNTER_ATTR(_name, _field)				\
-	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_pool_counter_show, \
-			   offsetof(struct vgpu_pool_stats, _field))
+	VGPU_SYSFS_ATTR_RO(vgpu_ctr_##_name, _name, vgpu_atomic_counter_show, \
+			   offsetof(struct vgpu_device, pool.stats._field))
 
 VGPU_POOL_COUNTER_ATTR(pool_evictions_bo, evictions[VGPU_POOL_BO]);
 VGPU_POOL_COUNTER_ATTR(pool_evictions_chunk, evictions[VGPU_POOL_CHUNK]);

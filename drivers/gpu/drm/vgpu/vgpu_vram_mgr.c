@@ -147,6 +147,7 @@ static int vgpu_vram_mgr_alloc_pooled(struct vgpu_device *vdev,
 	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
 	struct vgpu_pool *pool = &vdev->pool;
 	bool may_evict = !(place->flags & TTM_PL_FLAG_DESIRED);
+	u64 start = (u64)place->fpfn << PAGE_SHIFT, end = lpfn << PAGE_SHIFT;
 	bool locked = false;
 	int ret;
 
@@ -159,11 +160,11 @@ static int vgpu_vram_mgr_alloc_pooled(struct vgpu_device *vdev,
 			if (locked)
 				vgpu_pool_begin_locked(pool);
 			do {
-				ret = vgpu_pool_make_room_locked(pool,
-						(u64)place->fpfn << PAGE_SHIFT,
-						lpfn << PAGE_SHIFT);
-				if (ret)
+				/* Nothing could go: TTM tries the next place. */
+				if (vgpu_pool_make_room_locked(pool, start, end)) {
+					ret = -ENOSPC;
 					break;
+				}
 				ret = vgpu_vram_mgr_try(mgr, vres, place->fpfn,
 							lpfn, min_block);
 			} while (ret == -ENOSPC);
@@ -482,8 +483,8 @@ void vgpu_vram_cursor_next(struct vgpu_vram_cursor *cur, u64 size)
 }
 
 /* One naturally aligned block of @size, top-down; -ENOSPC if none is free. */
-static struct gpu_buddy_block *vgpu_vram_mgr_try_block(struct vgpu_vram_mgr *mgr,
-							u64 size)
+static struct gpu_buddy_block *
+vgpu_vram_mgr_try_block(struct vgpu_vram_mgr *mgr, u64 size)
 {
 	struct gpu_buddy_block *block;
 	LIST_HEAD(blocks);
