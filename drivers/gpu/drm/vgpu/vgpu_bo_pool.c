@@ -25,8 +25,10 @@
  * keeps its access history for when it comes back.
  *
  * Its recency comes from the same two sources as a chunk's: placing the
- * BO in VRAM is a use (as a fault is for a chunk), and at every batch the
- * sampler reads the device access counters of its blocks.  An EXEC is not
+ * BO in VRAM is a use (as a fault is for a chunk), and the sampler reads
+ * the device access counters of its blocks.  The pool samples every unit
+ * before a BO joins it: the accesses made before count before the BO's
+ * placement.  An EXEC is not
  * a use of every BO of the VM: a job may touch a few of the VM's BOs, and
  * the counters say which.
  *
@@ -149,7 +151,8 @@ void vgpu_bo_pool_init(struct vgpu_bo *bo)
  * @bo: the BO
  * @vres: its new resource, allocated
  *
- * The first resource makes the BO's unit resident, and counts as a use.
+ * The first resource makes the BO's unit resident, and counts as a use;
+ * the pool samples the access counters first (once per batch).
  *
  * Context: the pool lock held.
  */
@@ -164,6 +167,8 @@ void vgpu_bo_vram_attach(struct vgpu_bo *bo, struct vgpu_vram_res *vres)
 	list_add_tail(&vres->bo_link, &bo->vram_res);
 	if (!first)
 		return;
+	/* What the others did before it came counts before it. */
+	vgpu_pool_sample_locked(pool);
 	vgpu_pool_insert_locked(pool, &bo->unit, vres->base.size, true);
 	bo->unit.ev.ctr_snap = vgpu_bo_unit_read_ctr(&bo->unit);
 }

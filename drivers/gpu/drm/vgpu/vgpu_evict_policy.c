@@ -29,9 +29,10 @@
  * about accesses that hit.  vgpu samples them, in *epochs*: the pool
  * starts an epoch (vgpu_evict_lru_advance()) with every fault batch,
  * PREFETCH and ADVISE call, and VRAM allocation that has to make room
- * outside of one (vgpu_pool_begin_locked()); just before, it reports each
- * resident unit that the device used since the previous epoch with
- * vgpu_evict_lru_touch().  "Used" is read from the per-VRAM-chunk access
+ * outside of one (vgpu_pool_begin_locked()).  Once in each such batch —
+ * when it first needs a victim, or before an ordinary BO joins the pool —
+ * it reports each resident unit that the device used since the previous
+ * report with vgpu_evict_lru_touch(), in the current epoch.  "Used" is read from the per-VRAM-chunk access
  * counters (``ACCESS_CTR_*``): the device counts every
  * COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line that lands in a
  * 2 MiB VRAM granule, TLB hit or not.  The sampler reads every counter

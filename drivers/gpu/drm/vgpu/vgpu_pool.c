@@ -30,9 +30,10 @@
  * sampled") over one access history per unit, fed the same way for every
  * kind:
  *
- * - **access counters**: at the start of every batch (vgpu_pool_begin_locked())
- *   the sampler reads each device access counter once and touches, in the
- *   epoch that ends, every resident unit whose counters grew
+ * - **access counters**: once per batch, when the batch first needs a
+ *   victim or before an ordinary BO joins the pool, the sampler
+ *   (vgpu_pool_sample_locked()) reads each device access counter once and
+ *   touches, in the current epoch, every resident unit whose counters grew
  *   (vgpu_pool_read_ctr(); a BO smaller than the counter granule shares
  *   its counter with its neighbours);
  * - **direct use**: a GPU fault on a chunk touches it, and so does a fault
@@ -232,18 +233,28 @@ void vgpu_pool_touch(struct vgpu_pool *pool, struct vgpu_pool_unit *u)
 		vgpu_pool_unlock(pool);
 }
 
-/*
- * Reads the device access counters once, then hands each resident unit
- * its total: units the device used since the previous pass are touched
- * in the epoch that is ending.
+/**
+ * vgpu_pool_sample_locked() - feed the access counters to the eviction order
+ * @pool: pool
+ *
+ * Once per batch: reads each device access counter once, then hands every
+ * resident unit its total; units the device used since the previous pass
+ * are touched in the current epoch.  Called when the batch first needs a
+ * victim, and before an ordinary BO joins the pool, so that the newcomer
+ * is not compared with accesses older than itself.
+ *
+ * Context: the pool lock held.
  */
-static void vgpu_pool_sample_locked(struct vgpu_pool *pool)
+void vgpu_pool_sample_locked(struct vgpu_pool *pool)
 {
 	struct vgpu_device *vdev = pool->vdev;
 	struct vgpu_pool_unit *u;
 	u64 i;
 
 	lockdep_assert_held(&pool->lock);
+	if (pool->sampled_seq == pool->batch_seq)
+		return;
+	pool->sampled_seq = pool->batch_seq;
 	if (!(vdev->caps & VGPU_CAPS_ACCESS_COUNTERS) || list_empty(&pool->units))
 		return;
 	for (i = 0; i < pool->nr_ctr; i++) {
@@ -264,13 +275,11 @@ static void vgpu_pool_sample_locked(struct vgpu_pool *pool)
  * vgpu_pool_begin_locked() - start a batch
  * @pool: pool
  *
- * Samples the access counters (the accesses since the previous batch
- * belong to the epoch that ends), then starts a new epoch; units brought
- * in from now on are not victims until the next batch; an eviction
- * policy switched through sysfs takes effect here (the units are
- * re-sorted, their history kept).  Begun by
- * each fault batch, PREFETCH and ADVISE call (vgpu_pool_begin()), and by
- * each VRAM allocation that has to make room outside of one.
+ * A new sampling epoch; units brought in from now on are not victims
+ * until the next batch; an eviction policy switched through sysfs takes
+ * effect here (the units are re-sorted, their history kept).  Begun by each fault batch, PREFETCH
+ * and ADVISE call (vgpu_pool_begin()), and by each VRAM allocation that
+ * has to make room outside of one.
  *
  * Context: the pool lock held.
  */
@@ -280,7 +289,6 @@ void vgpu_pool_begin_locked(struct vgpu_pool *pool)
 		vgpu_evict_policy_get(vgpu_policy_evict(pool->vdev));
 
 	lockdep_assert_held(&pool->lock);
-	vgpu_pool_sample_locked(pool);
 	pool->batch_seq++;
 	if (ops)
 		vgpu_evict_lru_set_policy(&pool->lru, ops);
@@ -389,6 +397,7 @@ int vgpu_pool_make_room_locked(struct vgpu_pool *pool, u64 start, u64 end)
 
 	lockdep_assert_held(&pool->lock);
 	atomic64_inc(&pool->stats.make_room);
+	vgpu_pool_sample_locked(pool);
 	/* Pass 0: units nobody asked to keep; pass 1: the others. */
 	for (pass = 0; pass < 2; pass++) {
 		vgpu_evict_for_each_coldest(&pool->lru, e) {

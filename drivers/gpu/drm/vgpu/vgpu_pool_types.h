@@ -121,6 +121,7 @@ struct vgpu_pool_evicting {
  * @evicting: units being evicted by the owner of @lock, innermost first.
  * @batch_seq: number of the batch being resolved (fault batch, PREFETCH,
  *	ADVISE, or a VRAM allocation that has to make room).
+ * @sampled_seq: @batch_seq of the last access-counter sampling pass.
  * @ctr_shift: log2 of the device's access-counter granule.
  * @nr_ctr: access counters (granules of VRAM).
  * @ctr: the counters as read by the current sampling pass.
@@ -136,6 +137,7 @@ struct vgpu_pool {
 	struct list_head units;
 	struct vgpu_pool_evicting *evicting;
 	u64 batch_seq;
+	u64 sampled_seq;
 	unsigned int ctr_shift;
 	u64 nr_ctr;
 	u32 *ctr;
