@@ -74,9 +74,9 @@
  * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first removes its
  * entries from every VM that maps it and waits for the TLB invalidation,
  * so the GPU can no longer reach the VRAM copy; then copies a dirty copy
- * back to the system pages; then, for a chunk advised ACCESSED_BY the
- * GPU, maps the system pages in its place (the next access does not
- * fault); and frees the VRAM.  Nothing is ever dropped: the system pages
+ * back to the system pages; then frees the VRAM; then, for a chunk
+ * advised ACCESSED_BY the GPU, maps the system pages in its place (the
+ * next access does not fault).  Nothing is ever dropped: the system pages
  * always hold the data of a chunk without a dirty VRAM copy.
  *
  * **CPU access** keeps one coherent view: when a chunk moves into VRAM
@@ -469,10 +469,6 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 		atomic64_add(size, &pg->ctr.bytes_to_system);
 		atomic64_add(size, &vdev->stats.bytes_to_system);
 	}
-	/* 3. ACCESSED_BY: the GPU keeps a mapping, now of system memory. */
-	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
-		vgpu_chunk_map_all_remote_locked(vdev, c);
-
 	if (c->flags & VGPU_CHUNK_PREFETCHED) {
 		if (vgpu_chunk_read_ctr(vdev, c) != c->unit.ev.ctr_snap)
 			vgpu_chunk_prefetch_used_locked(vdev, c);
@@ -480,9 +476,18 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 			atomic64_add(size, &pg->ctr.prefetch_wasted_bytes);
 	}
 	c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
+	/* 3. The VRAM goes back to the pool. */
 	vgpu_pool_remove_locked(&vdev->pool, &c->unit);
 	vgpu_vram_mgr_free_chunk(vdev, c->block);
 	c->block = NULL;
+	/*
+	 * 4. ACCESSED_BY: the GPU keeps a mapping, now of system memory.
+	 * After the free: the page tables it reserves may make the pool
+	 * evict, and this chunk is no longer a candidate.  Before the count
+	 * drops: TTM must not move the pages while they are being mapped.
+	 */
+	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
+		vgpu_chunk_map_all_remote_locked(vdev, c);
 	atomic_dec(&c->bo->chunks->resident);
 	atomic64_inc(&pg->ctr.evictions);
 	atomic64_inc(&vdev->stats.evictions);

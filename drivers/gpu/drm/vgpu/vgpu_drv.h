@@ -61,7 +61,7 @@ struct vgpu_tlb {
  * struct vgpu_stats - device-wide driver counters
  * @bo_count: live BOs.
  * @evictions: BOs and chunks moved out of VRAM: to make room, or a chunk
- *	sent home by a CPU fault or PREFETCH.
+ *	sent home by a CPU fault, PREFETCH or ADVISE.
  * @bytes_to_vram: bytes moved into VRAM.
  * @bytes_to_system: bytes moved out of VRAM.
  * @cpu_fault_moves: VRAM BOs moved into the CPU window by a CPU fault.
