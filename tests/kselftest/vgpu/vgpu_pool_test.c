@@ -222,11 +222,14 @@ TEST_F(pool, cold_bo_goes_before_hot_chunks)
 static void cold_chunks_hot_bo(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(pool) *self, const char *policy)
 {
-	const uint64_t psize = 16 * MiB, hsize = 8 * MiB, ysize = 2 * MiB;
-	uint32_t h, hotbo, extra, y[64];
+	const uint64_t psize = self->vram / 4, hsize = self->vram / 8;
+	const uint64_t ysize = 2 * MiB;
+	unsigned int i, ny = 0, maxy = self->vram / ysize;
+	uint32_t h, hotbo, extra, *y = calloc(maxy, sizeof(*y));
 	uint64_t *pp, *hp;
 	struct pool_ctr c0, c;
-	unsigned int i, ny = 0;
+
+	ASSERT_NE(NULL, y);
 
 	/* Client B: pageable memory, used once. */
 	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->b, psize + 4 * MiB, &h, NULL));
@@ -251,13 +254,13 @@ static void cold_chunks_hot_bo(struct __test_metadata *_metadata,
 
 	/* New BOs of A until one does not fit. */
 	ASSERT_EQ(0, pool_ctr(&self->a, &c0));
-	for (ny = 0; ny < 64; ny++) {
+	for (ny = 0; ny < maxy; ny++) {
 		ASSERT_EQ(0, vgpu_bo_create(&self->a, ysize, VGPU_PLACE_VRAM, 0, &y[ny]));
 		ASSERT_EQ(0, pool_ctr(&self->a, &c));
 		if (c.bo + c.chunk != c0.bo + c0.chunk)
 			break;
 	}
-	ASSERT_GT(64, ny) TH_LOG("%s: nothing was evicted", policy);
+	ASSERT_GT(maxy, ny) TH_LOG("%s: nothing was evicted", policy);
 	TH_LOG("%s: first eviction at new BO %u: %llu BO(s), %llu chunk(s)", policy,
 	       ny, (unsigned long long)(c.bo - c0.bo),
 	       (unsigned long long)(c.chunk - c0.chunk));
@@ -278,6 +281,7 @@ static void cold_chunks_hot_bo(struct __test_metadata *_metadata,
 	EXPECT_EQ((psize + 4 * MiB) / 8, check(pp, psize + 4 * MiB, 21));
 	for (i = 0; i <= ny; i++)
 		vgpu_bo_close(&self->a, y[i]);
+	free(y);
 	vgpu_bo_unmap(hp, hsize);
 	vgpu_bo_unmap(pp, psize + 4 * MiB);
 	vgpu_vm_unmap(&self->a, VA, hsize);

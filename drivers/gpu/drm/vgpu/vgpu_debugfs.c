@@ -598,9 +598,10 @@ static void vgpu_paging_counters_reset(struct vgpu_paging_counters *ctr)
  * Writes CONTROL.COUNTERS_RESET, which zeroes every counter bank of the
  * device, then the driver's device-wide counters (&struct vgpu_stats, the
  * VRAM allocator's, the paging code's, the VRAM pool's, the fault log's
- * per-resolution counts).  Each VM's share of its context's counters is folded into the
- * VM's accumulator first, and its base snapshot moved to zero, so that
- * per-client counters (fdinfo, QUERY) neither jump nor go backwards.
+ * per-resolution counts).  Each VM's share of its context's counters is
+ * folded into the VM's accumulator first, and its base snapshot moved to
+ * zero, so that per-client counters (fdinfo, QUERY) neither jump nor go
+ * backwards.
  */
 void vgpu_counters_reset(struct vgpu_device *vdev)
 {

@@ -161,6 +161,7 @@ void vgpu_pool_unit_init(struct vgpu_pool_unit *u,
 	u->ops = ops;
 	u->size = 0;
 	u->batch = 0;
+	u->tried = 0;
 	u->flags = 0;
 }
 
@@ -384,6 +385,7 @@ static bool vgpu_pool_is_evicting(struct vgpu_pool *pool,
  *
  * One unit per call: the caller retries its allocation and calls again
  * while it does not fit.  See "The VRAM pool" for which units qualify.
+ * Each unit is tried at most once per call (&vgpu_pool_unit.tried).
  *
  * Context: the pool lock held; may sleep (copies, TLB invalidation).
  * Return: 0 when a unit was evicted, -ENOSPC when none could be, or the
@@ -391,6 +393,7 @@ static bool vgpu_pool_is_evicting(struct vgpu_pool *pool,
  */
 int vgpu_pool_make_room_locked(struct vgpu_pool *pool, u64 start, u64 end)
 {
+	u64 walk = ++pool->walk_seq;
 	struct vgpu_evict_unit *e;
 	bool keep = false;
 	int pass, ret;
@@ -400,11 +403,12 @@ int vgpu_pool_make_room_locked(struct vgpu_pool *pool, u64 start, u64 end)
 	vgpu_pool_sample_locked(pool);
 	/* Pass 0: units nobody asked to keep; pass 1: the others. */
 	for (pass = 0; pass < 2; pass++) {
+again:
 		vgpu_evict_for_each_coldest(&pool->lru, e) {
 			struct vgpu_pool_unit *u =
 				container_of(e, struct vgpu_pool_unit, ev);
 
-			if (u->batch == pool->batch_seq ||
+			if (u->batch == pool->batch_seq || u->tried == walk ||
 			    !u->ops->intersects(u, start, end) ||
 			    vgpu_pool_is_evicting(pool, u))
 				continue;
@@ -414,9 +418,16 @@ int vgpu_pool_make_room_locked(struct vgpu_pool *pool, u64 start, u64 end)
 			}
 			if (pass && !(u->flags & VGPU_POOL_UNIT_KEEP))
 				continue;
+			u->tried = walk;
 			ret = vgpu_pool_evict_one(pool, u);
 			if (ret != -EBUSY)
 				return ret;
+			/*
+			 * The attempt may have changed the order (a unit
+			 * freed meanwhile, a nested eviction): walk again
+			 * from the coldest, past the units tried.
+			 */
+			goto again;
 		}
 		if (!keep)
 			break;

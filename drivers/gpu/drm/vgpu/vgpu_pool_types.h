@@ -69,6 +69,8 @@ struct vgpu_pool_unit_ops {
  * @batch: &vgpu_pool.batch_seq when it last came in: units of the batch
  *	being resolved are not victims.
  * @flags: ``VGPU_POOL_UNIT_*``.
+ * @tried: &vgpu_pool.walk_seq of the last victim search that tried to
+ *	evict it.
  *
  * Embedded in the owner's state (&struct vgpu_chunk, &struct vgpu_bo);
  * every field is protected by &vgpu_pool.lock.
@@ -79,6 +81,7 @@ struct vgpu_pool_unit {
 	const struct vgpu_pool_unit_ops *ops;
 	u64 size;
 	u64 batch;
+	u64 tried;
 	u32 flags;
 };
 
@@ -122,6 +125,7 @@ struct vgpu_pool_evicting {
  * @batch_seq: number of the batch being resolved (fault batch, PREFETCH,
  *	ADVISE, or a VRAM allocation that has to make room).
  * @sampled_seq: @batch_seq of the last access-counter sampling pass.
+ * @walk_seq: number of the last victim search.
  * @ctr_shift: log2 of the device's access-counter granule.
  * @nr_ctr: access counters (granules of VRAM).
  * @ctr: the counters as read by the current sampling pass.
@@ -138,6 +142,7 @@ struct vgpu_pool {
 	struct vgpu_pool_evicting *evicting;
 	u64 batch_seq;
 	u64 sampled_seq;
+	u64 walk_seq;
 	unsigned int ctr_shift;
 	u64 nr_ctr;
 	u32 *ctr;
