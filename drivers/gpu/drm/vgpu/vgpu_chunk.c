@@ -543,7 +543,7 @@ static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
  * Brings chunk @c into VRAM.  A fault's chunk counts as used now; a
  * prefetched one has to earn its history.
  *
- * Context: @c's BO reserved and populated, &vgpu_paging.lock held.
+ * Context: @c's BO reserved and populated, &vgpu_pool.lock held.
  */
 static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 					struct vgpu_chunk *c, bool prefetch)
@@ -740,7 +740,7 @@ out_unlock:
  * then lets the VM's stream detector prefetch ahead.
  *
  * Context: the fault thread; takes the VM's lock (read), the BO's
- * reservation and &vgpu_paging.lock.  See "Demand paging: locking".
+ * reservation and &vgpu_pool.lock.  See "Demand paging: locking".
  * Return: 0 when the access can be replayed; -ENOENT (nothing mapped),
  * -EFAULT (not pageable memory, or a reason no mapping fixes), -EACCES
  * (the mapping does not allow the access), or an allocation or copy

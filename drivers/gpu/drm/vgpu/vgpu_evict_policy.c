@@ -32,10 +32,10 @@
  * outside of one (vgpu_pool_begin_locked()).  Once in each such batch —
  * when it first needs a victim, or before an ordinary BO joins the pool —
  * it reports each resident unit that the device used since the previous
- * report with vgpu_evict_lru_touch(), in the current epoch.  "Used" is read from the per-VRAM-chunk access
- * counters (``ACCESS_CTR_*``): the device counts every
- * COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line that lands in a
- * 2 MiB VRAM granule, TLB hit or not.  The sampler reads every counter
+ * report with vgpu_evict_lru_touch(), in the current epoch.  "Used" is
+ * read from the per-VRAM-chunk access counters (``ACCESS_CTR_*``): the
+ * device counts every COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line
+ * that lands in a 2 MiB VRAM granule, TLB hit or not.  The sampler reads every counter
  * once, sums the counters of the VRAM behind each resident unit and hands
  * the total to vgpu_evict_lru_sample_counter(), which compares it with
  * the previous sample's total (a smaller value means someone reset the

@@ -62,15 +62,15 @@
  * validation, which hold reservations, possibly under a ww ticket).  The
  * lock records its owner, so the VRAM manager takes it only if the
  * caller does not hold it (vgpu_pool_lock_unless_held()); it ranks after
- * BO reservations and &vgpu_vm.lock, before a BO's gpuva lock, the page-
- * table locks and the VRAM manager's own lock.  Evictions never block on anything a GPU fault
- * might wait for: a chunk's eviction takes no reservation (its BO's pages
- * cannot move while the chunk is resident: vgpu_chunk_bo_busy()); a BO's
- * eviction trylocks the victim's reservation as TTM does (a BO locked by
- * the evicting thread itself, under its ticket, fails the trylock and is
- * skipped: no ww deadlock), skips it if its fences have not signalled,
- * and validates it into its eviction placement (vgpu_evict_flags()) with
- * ``no_wait_gpu``.
+ * BO reservations and &vgpu_vm.lock, before a BO's gpuva lock, the
+ * page-table locks and the VRAM manager's own lock.  Evictions never
+ * block on anything a GPU fault might wait for: a chunk's eviction takes
+ * no reservation (its BO's pages cannot move while the chunk is resident:
+ * vgpu_chunk_bo_busy()); a BO's eviction trylocks the victim's
+ * reservation as TTM does (a BO locked by the evicting thread itself,
+ * under its ticket, fails the trylock and is skipped: no ww deadlock),
+ * skips it if its fences have not signalled, and validates it into its
+ * eviction placement (vgpu_evict_flags()) with ``no_wait_gpu``.
  */
 
 /**

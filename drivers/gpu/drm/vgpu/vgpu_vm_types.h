@@ -100,7 +100,7 @@ struct vgpu_vm_counters {
  * @ctr: driver counters.
  * @paging_ctr: demand-paging counters (vgpu_paging.c).
  * @prefetch: the VM's fault-stream detector (vgpu_prefetch.c), protected
- *	by &vgpu_paging.lock.
+ *	by &vgpu_pool.lock.
  * @entity_lock: protects @entities creation.
  * @entities: scheduler entity per exec queue, created on first use.
  * @link: in &vgpu_device.vms (user VMs).
