@@ -38,6 +38,7 @@ void vgpu_pool_stats_reset(struct vgpu_pool *pool);
  * @u: unit
  *
  * Context: the pool lock held.
+ * Return: true while the unit is in the eviction order.
  */
 static inline bool vgpu_pool_unit_resident(const struct vgpu_pool_unit *u)
 {
