@@ -64,5 +64,6 @@ extern const struct bench_suite bench_suite_ioctl;
 extern const struct bench_suite bench_suite_oversub;
 extern const struct bench_suite bench_suite_batching;
 extern const struct bench_suite bench_suite_migrate;
+extern const struct bench_suite bench_suite_mixed;
 
 #endif /* VGPU_BENCH_H */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -64,6 +65,39 @@ int bench_get_policy(int fd, const char *name, char *buf, size_t size)
 
 	sysfs_path(fd, name, path, sizeof(path));
 	return read_str(path, buf, size);
+}
+
+int bench_counter(int fd, const char *name, uint64_t *value)
+{
+	char path[64], buf[32];
+	int ret;
+
+	snprintf(path, sizeof(path), "counters/%s", name);
+	ret = bench_get_policy(fd, path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (!buf[0])
+		return -ENOENT;
+	*value = strtoull(buf, NULL, 0);
+	return 0;
+}
+
+void bench_settings_save(int fd, struct bench_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	bench_get_policy(fd, "eviction_policy", s->evict, sizeof(s->evict));
+	bench_get_policy(fd, "placement_policy", s->place, sizeof(s->place));
+	bench_get_param("prefetch", s->prefetch, sizeof(s->prefetch));
+}
+
+void bench_settings_restore(int fd, const struct bench_settings *s)
+{
+	if (s->evict[0])
+		bench_set_policy(fd, "eviction_policy", s->evict);
+	if (s->place[0])
+		bench_set_policy(fd, "placement_policy", s->place);
+	if (s->prefetch[0])
+		bench_set_param("prefetch", s->prefetch);
 }
 
 int bench_list_policies(int fd, const char *name, char (*names)[16], int max)
@@ -160,4 +194,16 @@ int bench_paging(struct vgpu_dev *dev, struct drm_vgpu_paging_counters *c)
 		c->fault_ns = pg.device.fault_ns;
 	}
 	return ret;
+}
+
+int bench_policies_begin(int fd, char (*names)[16], int max,
+			 struct bench_settings *saved)
+{
+	int n = bench_list_policies(fd, "available_eviction_policies", names, max);
+
+	if (n == 0)
+		return -ENOENT;
+	if (n > 0)
+		bench_settings_save(fd, saved);
+	return n;
 }

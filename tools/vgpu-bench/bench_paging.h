@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers the demand-paging suites (oversub, batching, migrate) share:
+ * Helpers the demand-paging suites (oversub, batching, migrate, mixed) share:
  * policies and module parameters, pageable BOs, TOUCH jobs, counters.
  *
  * Copyright (c) 2026 The vgpu authors
@@ -26,9 +26,33 @@ int bench_get_policy(int fd, const char *name, char *buf, size_t size);
  * ...), at most @max of them: their number, or a negative errno.
  */
 int bench_list_policies(int fd, const char *name, char (*names)[16], int max);
+/* The device's sysfs counter counters/@name; 0 or a negative errno. */
+int bench_counter(int fd, const char *name, uint64_t *value);
 /* Write / read the vgpu module parameter @name. */
 int bench_set_param(const char *name, const char *value);
 int bench_get_param(const char *name, char *buf, size_t size);
+
+/**
+ * struct bench_settings - what a paging suite changes, to be put back
+ * @evict: sysfs eviction_policy
+ * @place: sysfs placement_policy
+ * @prefetch: module parameter prefetch
+ */
+struct bench_settings {
+	char evict[16];
+	char place[16];
+	char prefetch[8];
+};
+
+/* Remember the current settings; put them back (what could be read). */
+void bench_settings_save(int fd, struct bench_settings *s);
+void bench_settings_restore(int fd, const struct bench_settings *s);
+/*
+ * The start of a suite that runs every eviction policy: their names (as
+ * bench_list_policies()), the settings saved when there is at least one.
+ */
+int bench_policies_begin(int fd, char (*names)[16], int max,
+			 struct bench_settings *saved);
 
 /**
  * struct bench_pbo - a pageable BO mapped at BENCH_VA + @va_off

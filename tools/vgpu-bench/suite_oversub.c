@@ -169,7 +169,7 @@ static struct report *run(const struct bench_opts *o)
 	const unsigned int *pcts = o->quick ? quick_pcts : full_pcts;
 	unsigned int npcts = o->quick ? 3 : 7, passes = o->quick ? 2 : 3;
 	struct report *r = report_new("VRAM oversubscription (pageable memory)", cols, NCOLS);
-	char old_evict[16] = "", old_place[16] = "", old_pf[8] = "";
+	struct bench_settings saved;
 	char policies[8][16];
 	unsigned int p, pf, i;
 	int ret = 0, npol, pol;
@@ -177,13 +177,9 @@ static struct report *run(const struct bench_opts *o)
 	if (!r)
 		return NULL;
 	/* Every eviction policy the driver has, as sysfs lists them. */
-	npol = bench_list_policies(o->fd, "available_eviction_policies",
-				   policies, 8);
-	if (npol <= 0)
-		return bench_result(r, npol ? npol : -ENOENT);
-	bench_get_policy(o->fd, "eviction_policy", old_evict, sizeof(old_evict));
-	bench_get_policy(o->fd, "placement_policy", old_place, sizeof(old_place));
-	bench_get_param("prefetch", old_pf, sizeof(old_pf));
+	npol = bench_policies_begin(o->fd, policies, 8, &saved);
+	if (npol < 0)
+		return bench_result(r, npol);
 	for (p = 0; p < 4 && !ret; p++) {
 		/* --quick: the two patterns that tell the policies apart. */
 		if (o->quick && (p == STRIDED || p == RANDOM))
@@ -193,12 +189,7 @@ static struct report *run(const struct bench_opts *o)
 				for (i = 0; i < npcts && !ret; i++)
 					ret = one(r, o, p, policies[pol], pf, pcts[i], passes);
 	}
-	if (old_evict[0])
-		bench_set_policy(o->fd, "eviction_policy", old_evict);
-	if (old_place[0])
-		bench_set_policy(o->fd, "placement_policy", old_place);
-	if (old_pf[0])
-		bench_set_param("prefetch", old_pf);
+	bench_settings_restore(o->fd, &saved);
 	return bench_result(r, ret);
 }
 

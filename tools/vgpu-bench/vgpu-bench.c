@@ -28,6 +28,7 @@ static const struct bench_suite *const suites[] = {
 	&bench_suite_oversub,
 	&bench_suite_batching,
 	&bench_suite_migrate,
+	&bench_suite_mixed,
 };
 
 #define NR_SUITES (sizeof(suites) / sizeof(suites[0]))

@@ -27,6 +27,7 @@
 #include "kselftest_harness.h"
 #include "vgpu_test.h"
 #include "libvgpu.h"
+#include "vgpu_test_paging.h"
 
 #define MiB	(1ull << 20)
 #define SEC	1000000000ll
@@ -414,32 +415,6 @@ static uint64_t mem_total(void)
 	return kb << 10;
 }
 
-static uint64_t pattern(uint64_t seed, uint64_t i)
-{
-	return (seed + i) * 0x9e3779b97f4a7c15ull;
-}
-
-/* TOUCH, run to completion. */
-static int touch_run(struct vgpu_dev *dev, uint32_t queue, uint32_t pat, uint32_t access,
-		     uint64_t va, uint64_t size, uint32_t stride, uint32_t count,
-		     uint32_t seed)
-{
-	struct vgpu_cmd cmd;
-	int ret;
-
-	vgpu_cmd_init(&cmd);
-	vgpu_cmd_touch(&cmd, pat, access, va, size, stride, count, seed, 1);
-	ret = vgpu_run(dev, queue, &cmd, 120 * SEC);
-	vgpu_cmd_fini(&cmd);
-	return ret;
-}
-
-static int paging(struct vgpu_dev *dev, struct drm_vgpu_query_paging *pg)
-{
-	memset(pg, 0, sizeof(*pg));
-	return vgpu_query_paging(dev, pg);
-}
-
 FIXTURE(pageable) {
 	struct vgpu_dev dev;
 	uint64_t vram;
@@ -648,23 +623,6 @@ TEST_F(pageable, chunk_granularity)
 	EXPECT_EQ(5, pg.vm.faults_resolved);
 	TH_LOG("%llu faults, %llu bytes to VRAM", (unsigned long long)pg.vm.faults,
 	       (unsigned long long)pg.vm.bytes_to_vram);
-}
-
-/*
- * Expected first qwords after random RMW TOUCHes: the device's xorshift64*
- * generator, replayed on the CPU.
- */
-static void rmw_expect(uint64_t *cnt, uint64_t lines, uint32_t seed, uint32_t count)
-{
-	uint64_t x = seed ? seed : 0x9e3779b97f4a7c15ull;
-	uint32_t i;
-
-	for (i = 0; i < count; i++) {
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
-		cnt[(x * 0x2545f4914f6cdd1dull) % lines]++;
-	}
 }
 
 /*

@@ -160,15 +160,16 @@ static inline uint64_t fdinfo_u64(int fd, const char *key)
 	return kv && kv->numeric ? kv->num : ~0ull;
 }
 
-/* Read or write a vgpu.ko module parameter; 0 or a negative errno. */
-static inline int vgpu_test_param(const char *name, const char *set,
-				  char *old, size_t size)
+/*
+ * Read file @path into @old (its first line, without the newline), then
+ * write @set into it; either may be NULL.  0 or a negative errno.
+ */
+static inline int vgpu_test_file(const char *path, const char *set,
+				 char *old, size_t size)
 {
-	char path[128];
 	FILE *f;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
 	if (old) {
 		f = fopen(path, "re");
 		if (!f)
@@ -188,6 +189,16 @@ static inline int vgpu_test_param(const char *name, const char *set,
 			ret = -errno;
 	}
 	return ret;
+}
+
+/* Read or write a vgpu.ko module parameter; 0 or a negative errno. */
+static inline int vgpu_test_param(const char *name, const char *set,
+				  char *old, size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/vgpu/parameters/%s", name);
+	return vgpu_test_file(path, set, old, size);
 }
 
 /* The sysfs directory of the device behind render node @fd: 0 or -errno. */
@@ -248,6 +259,23 @@ static inline int vgpu_test_debugfs_path(int fd, const char *name, char *out,
 	snprintf(out, size, "/sys/kernel/debug/dri/%s/%s",
 		 strrchr(real, '/') + 1, name);
 	return stat(out, &st) ? -errno : 0;
+}
+
+/*
+ * Read or write file @name (e.g. "eviction_policy", "counters/evictions")
+ * in the sysfs directory of the device behind render node @fd, as
+ * vgpu_test_file().
+ */
+static inline int vgpu_test_sysfs(int fd, const char *name, const char *set,
+				  char *old, size_t size)
+{
+	char dir[96], path[192];
+	int ret = vgpu_test_sysfs_dir(fd, dir, sizeof(dir));
+
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return vgpu_test_file(path, set, old, size);
 }
 
 #endif /* VGPU_SELFTEST_H */

@@ -38,16 +38,18 @@
  * A vgpu BO is a TTM buffer object whose embedded GEM object carries the
  * handle, the mmap offset and dma-buf export.  BO_CREATE turns the
  * user's placement mask and preference into a TTM placement list: the
- * preferred placement first, the other marked %TTM_PL_FLAG_FALLBACK so
- * that TTM evicts colder BOs to honour the preference before falling back.
+ * preferred placement first, the other marked %TTM_PL_FLAG_FALLBACK, so
+ * that the VRAM pool evicts colder units (BOs or chunks) to honour a VRAM
+ * preference before TTM falls back.
  * The memory is always zeroed (see "TTM placements and moves").  The
  * alignment, which concerns VRAM blocks, rounds the size of BOs that may
  * live in VRAM only.  Every BO, the kernel's own included, is first
  * admitted against the memory that may back it (see "memory admission").
  *
  * CPU mappings go through TTM's fault handler with one addition: a VRAM
- * BO outside the CPU-visible window is first moved into it (evicting
- * other BOs from the window, or to system memory if the window is full).
+ * BO outside the CPU-visible window is first moved into it (the pool
+ * evicting the coldest units in the window, or to system memory if
+ * nothing there can go).
  * Mapping never fails because of a small BAR; the cost is a migration on
  * the first CPU touch, counted in the memory statistics.
  *
@@ -152,6 +154,7 @@ static struct vgpu_bo *vgpu_bo_alloc(struct vgpu_device *vdev, u64 size)
 	bo->tbo.base.funcs = &vgpu_gem_funcs;
 	mutex_init(&bo->gpuva_lock);
 	drm_gem_gpuva_set_lock(&bo->tbo.base, &bo->gpuva_lock);
+	vgpu_bo_pool_init(bo);
 	vgpu_stats_add(vdev, NULL, VGPU_STAT_BO_COUNT, 1);
 	return bo;
 }

@@ -16,6 +16,7 @@ struct drm_gem_object;
 struct sg_table;
 struct ttm_resource;
 struct vgpu_device;
+struct vgpu_vram_res;
 
 /** VGPU_BO_MAX_SIZE - largest BO the driver creates */
 #define VGPU_BO_MAX_SIZE	(16ull << 30)
@@ -39,6 +40,11 @@ void vgpu_bo_free_kernel(struct vgpu_bo *bo);
 void vgpu_bo_put(struct vgpu_bo *bo);
 
 int vgpu_bo_validate(struct vgpu_bo *bo, bool interruptible);
+
+void vgpu_bo_pool_init(struct vgpu_bo *bo);
+void vgpu_bo_vram_attach(struct vgpu_bo *bo, struct vgpu_vram_res *vres);
+void vgpu_bo_vram_detach(struct vgpu_bo *bo, struct vgpu_vram_res *vres);
+void vgpu_bo_pool_moved_in(struct vgpu_bo *bo);
 int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo);
 bool vgpu_bo_is_shared(struct vgpu_bo *bo);
 

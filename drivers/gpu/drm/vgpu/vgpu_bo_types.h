@@ -11,6 +11,8 @@
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
 
+#include "vgpu_pool_types.h"
+
 struct vgpu_bo_chunks;
 
 /* Driver-internal BO flags, above the uapi's DRM_VGPU_BO_* bits. */
@@ -33,9 +35,15 @@ struct vgpu_bo_chunks;
  *	for other BOs.
  * @admitted: the BO's size is counted by the memory admission
  *	(vgpu_admit.c) until it is destroyed.
+ * @unit: the BO as a unit of the VRAM pool (vgpu_bo_pool.c): its place
+ *	in the eviction order while in VRAM, its access history always.
+ * @vram_res: its VRAM resources (&vgpu_vram_res.bo_link): one, or two
+ *	during a VRAM-to-VRAM move.
+ * @pool_evicting: the pool is moving the BO out (counted as an eviction).
  *
- * All fields but @tbo and @gpuva_lock are set at creation and read-only
- * afterwards.
+ * All fields but @tbo, @gpuva_lock, @unit, @vram_res and @pool_evicting
+ * are set at creation and read-only afterwards; @unit and @vram_res are
+ * protected by &vgpu_pool.lock, @pool_evicting by the reservation.
  */
 struct vgpu_bo {
 	struct ttm_buffer_object tbo;
@@ -48,6 +56,9 @@ struct vgpu_bo {
 	struct mutex gpuva_lock;
 	struct vgpu_bo_chunks *chunks;
 	bool admitted;
+	struct vgpu_pool_unit unit;
+	struct list_head vram_res;
+	bool pool_evicting;
 };
 
 #endif /* __VGPU_BO_TYPES_H__ */

@@ -22,10 +22,10 @@
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
-#include "vgpu_evict_policy.h"
 #include "vgpu_migrate.h"
 #include "vgpu_paging.h"
 #include "vgpu_policy.h"
+#include "vgpu_pool.h"
 #include "vgpu_prefetch.h"
 #include "vgpu_pt.h"
 #include "vgpu_stats.h"
@@ -42,16 +42,18 @@
  * (&struct vgpu_bo_chunks).  Each chunk may additionally have a *VRAM
  * copy*: one naturally aligned buddy block of the chunk size from the
  * VRAM manager (vgpu_vram_mgr_alloc_chunk()), so that a 2 MiB chunk is
- * one 2 MiB leaf and one device access counter.
+ * one 2 MiB leaf and one device access counter.  A VRAM copy is a unit of
+ * the VRAM pool (kind %VGPU_POOL_CHUNK): it competes for VRAM with
+ * ordinary BOs under the one eviction order.
  *
  * VM_BIND of a pageable BO writes no page-table entry.  The GPU's first
  * access to a chunk through a mapping faults; the fault thread
  * (vgpu_fault.c) resolves it with vgpu_chunk_fault():
  *
  * - **migrate** (placement policy ``migrate``): allocate the VRAM copy,
- *   when VRAM is full taking over the block of the coldest chunk the
- *   eviction policy names (evicted first, see below); remove every mapping
- *   of the system pages first — the CPU's, and the GPU's in every VM and
+ *   evicting the pool's coldest units when VRAM is full (other chunks,
+ *   or idle ordinary BOs, which TTM moves to system memory with their
+ *   contents; see below); remove every mapping of the system pages first — the CPU's, and the GPU's in every VM and
  *   at every VA (remote mappings, ACCESSED_BY), waiting for the TLB
  *   invalidation — so that no write can land behind the copy; queue the
  *   copy on the device's copy engine; and, once it is done, map it in the
@@ -69,8 +71,8 @@
  *
  * **A fault batch moves its chunks together.**  The fault thread
  * (vgpu_fault.c) resolves every fault of a batch first, with a
- * &struct vgpu_chunk_batch: each copy into VRAM, and each victim's copy
- * back, is only queued in the batch's copy-engine batch (see "copy
+ * &struct vgpu_chunk_batch: each copy into VRAM is only queued in the
+ * batch's copy-engine batch (see "copy
  * engine"), and &vgpu_chunk.copy holds the batch's fence; a fault whose
  * chunk is being copied is left for later (-EINPROGRESS).  Then
  * vgpu_chunk_batch_finish() submits the copies as one or few jobs, waits
@@ -78,10 +80,9 @@
  * later are resolved again, which maps the new VRAM copies; then the
  * stalled queues replay.  So the page tables never point at a VRAM copy
  * before its copy is done: the order is unmap (and TLB invalidation),
- * copy, wait, map, replay.  A victim's block is handed straight to the
- * chunk that replaces it: both copies run on the kernel queue, in order,
- * so the copy back reads the block before the copy in writes it, and no
- * one else can allocate the block in between.
+ * copy, wait, map, replay.  The victims that make room for a copy are
+ * evicted by the pool before it is queued, their dirty copies written
+ * back and waited for: a freed block holds nothing anybody still needs.
  *
  * While &vgpu_chunk.copy is set nobody else maps, copies or evicts it:
  * CPU faults, PREFETCH, ADVISE and the other mappings' faults wait for
@@ -114,16 +115,15 @@
  * its bits, and a TLB entry cached with DIRTY writes without setting it
  * again, but it was set when the entry was cached), so each VM's entries
  * are zapped a second time after the flush, for bits set in between.
- * Then a dirty copy is copied back to the system pages (queued in the
- * fault batch when the block goes to another chunk, else waited for) and
- * a clean one is not; then, for a chunk advised ACCESSED_BY the GPU, the
- * system pages are mapped in its place once they hold the data (the next
- * access does not fault); and the VRAM is freed or handed over.  Nothing
+ * Then a dirty copy is copied back to the system pages (waited for) and
+ * a clean one is not; then the VRAM goes back to the pool; then, for a
+ * chunk advised ACCESSED_BY the GPU, the system pages are mapped in its
+ * place (the next access does not fault).  Nothing
  * is ever dropped: the system pages always hold the data of a chunk
  * without a dirty VRAM copy, because nothing but the GPU through the VRAM
  * copy's leaves can write the chunk while it is in VRAM (its CPU mappings
  * and system-memory GPU mappings were taken away before the copy in).
- * Copies that cannot even be queued (no memory, pages the engine cannot
+ * Copies that cannot even be made (no memory, pages the engine cannot
  * reach) leave a victim in VRAM, unmapped.  Unbinding a range while the
  * GPU still writes to it has no defined result: bits set after that walk
  * are not seen.
@@ -148,30 +148,33 @@
  *    without a ww ticket: it keeps the BO's system pages in place while
  *    they are populated (swapped in) and copied.  The CPU fault handler
  *    comes here with mmap_lock held, as for every TTM BO.
- * 4. &vgpu_paging.lock: every chunk table, the LRU, the prefetch
- *    detectors, the access-counter registers.  Held across a chunk's
- *    whole migration or eviction, copies included.  VM_BIND and a VM's
+ * 4. &vgpu_pool.lock, the VRAM pool's lock ("The VRAM pool"): every
+ *    chunk table, the eviction order of every unit (chunks and ordinary
+ *    BOs), the prefetch detectors, the access-counter registers.  Held
+ *    across a chunk's whole migration or eviction, copies included, and
+ *    across the evictions that make room for it.  VM_BIND and a VM's
  *    teardown take it too, before the BO's gpuva lock, when they unmap
  *    pageable memory (the dirty bits they clear go to the chunks).
  * 5. The *victim's* &vgpu_bo.gpuva_lock, then each &vgpu_vm.pt_lock it
  *    maps into, then &vgpu_ctx_mgr.lock and &vgpu_tlb.lock (TLB
  *    invalidation); &vgpu_migrate.lock while a copy job is pushed to the
  *    kernel queue.  Copy fences are signalled from the general interrupt,
- *    never from the fault thread.
+ *    never from the fault thread.  An ordinary BO the pool evicts is
+ *    reserved by trylock only, at this level.
  * 6. &vgpu_pt_pool.xchg_lock, a spinlock, innermost: taken under a
  *    page-table lock by the walker for the three register accesses of
  *    one exchange of a live entry (vgpu_pt_pool_xchg()), nothing taken
  *    under it.  The DIRTY bits that decide a chunk's copy back come from
  *    those exchanges, so none the device sets is lost.
  *
- * Waiting for a chunk's copy: &vgpu_paging.lock is dropped for the wait
+ * Waiting for a chunk's copy: &vgpu_pool.lock is dropped for the wait
  * (levels 1 to 3 may stay held).  That is safe because the fault thread,
  * which owns the only batches left open for a while, submits its queued
  * copies before it sleeps on a VM's lock or a reservation, or populates a
  * BO (vgpu_chunk_batch_kick()): a CPU fault waiting with a reservation
  * held never waits for copies that wait for that reservation.  Every
  * other path waits for its own copies before it lets go of
- * &vgpu_paging.lock.
+ * &vgpu_pool.lock.
  *
  * What makes eviction inside fault handling safe — the classic TTM
  * deadlock is taking a victim's reservation while holding another:
@@ -182,22 +185,29 @@
  *   vgpu_eviction_valuable() says no while &vgpu_bo_chunks.resident is
  *   non-zero, and that count only rises under the BO's reservation
  *   (level 3).  A BO being freed takes level 4 before it drops its chunks,
- *   so a victim is alive while &vgpu_paging.lock is held.
- * - Nothing takes &vgpu_paging.lock under a gpuva lock, a page-table lock
- *   or a reservation it did not take at level 3; TTM's move notifier
- *   (vgpu_vm_bo_move()) only clears the page tables of a pageable BO.
- * - Page-table pages are reserved (which may allocate VRAM and make TTM
- *   evict ordinary BOs, taking their reservations by trylock) before a
- *   gpuva or page-table lock is taken; when VRAM is full of chunks, one is
- *   evicted and the reservation retried.
+ *   so a victim is alive while &vgpu_pool.lock is held.
+ * - Evicting an ordinary BO takes its reservation by trylock and gives up
+ *   on a BO whose fences have not signalled (vgpu_bo_pool.c): the fault
+ *   thread never waits for a job, nor for a reservation.
+ * - Nothing takes &vgpu_pool.lock under a gpuva lock, a page-table lock
+ *   or a reservation it did not take at level 3 or before; TTM's move
+ *   notifier (vgpu_vm_bo_move()) only clears the page tables of a
+ *   pageable BO.
+ * - Page-table pages are reserved (which may allocate VRAM and make the
+ *   pool evict) before a gpuva or page-table lock is taken.  The VRAM
+ *   manager sees that the caller holds &vgpu_pool.lock and makes room
+ *   without taking it again; the chunk being mapped was brought in by the
+ *   current batch, so it is not a victim.
  * - TTM swapping out a busy pageable BO could wait, holding its
  *   reservation, for a job stalled on a fault that needs that
  *   reservation: vgpu_eviction_valuable() also refuses pageable BOs with
  *   unsignalled fences.
  *
  * Remaining wait-for cycle, bounded by the job timeout: an EXEC or
- * VM_BIND that holds a pageable BO's reservation while TTM waits for a
- * busy ordinary BO whose job is stalled on a fault of that pageable BO.
+ * VM_BIND that holds a pageable BO's reservation while TTM, short of
+ * system memory (the TT manager full), waits for a busy TT BO whose job
+ * is stalled on a fault of that pageable BO.  TTM no longer evicts from
+ * VRAM at all.
  */
 
 static inline u64 vgpu_chunk_size(const struct vgpu_device *vdev)
@@ -212,24 +222,21 @@ static inline u64 vgpu_chunk_offset(const struct vgpu_device *vdev,
 }
 
 /*
- * Takes chunk @c's VRAM copy from it (out of the LRU, no longer counted
- * as resident bytes) and returns the block.  The caller frees or reuses
- * it and drops &vgpu_bo_chunks.resident once the pages may move.
+ * Gives chunk @c's VRAM copy back: out of the pool, the block freed.  The
+ * caller drops &vgpu_bo_chunks.resident once the pages may move.
  */
-static struct gpu_buddy_block *
-vgpu_chunk_take_vram_locked(struct vgpu_device *vdev, struct vgpu_chunk *c)
+static void vgpu_chunk_free_vram_locked(struct vgpu_device *vdev,
+					struct vgpu_chunk *c)
 {
-	struct vgpu_paging *pg = &vdev->paging;
-	struct gpu_buddy_block *block = c->block;
-
-	lockdep_assert_held(&pg->lock);
-	vgpu_evict_lru_remove(&pg->lru, &c->ev);
+	lockdep_assert_held(&vdev->pool.lock);
+	vgpu_pool_remove_locked(&vdev->pool, &c->unit);
+	vgpu_vram_mgr_free_chunk(vdev, c->block);
 	c->block = NULL;
-	pg->resident_bytes -= vgpu_chunk_size(vdev);
-	return block;
 }
 
 /* ------------------------------------------------------------ BO life --- */
+
+static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops;
 
 /**
  * vgpu_chunk_bo_init() - give a pageable BO its chunk table
@@ -252,7 +259,7 @@ int vgpu_chunk_bo_init(struct vgpu_bo *bo)
 	t->nr = nr;
 	atomic_set(&t->resident, 0);
 	for (i = 0; i < nr; i++) {
-		vgpu_evict_chunk_init(&t->chunk[i].ev);
+		vgpu_pool_unit_init(&t->chunk[i].unit, &vgpu_chunk_unit_ops);
 		t->chunk[i].bo = bo;
 		t->chunk[i].index = i;
 	}
@@ -269,13 +276,14 @@ int vgpu_chunk_bo_init(struct vgpu_bo *bo)
 void vgpu_chunk_bo_fini(struct vgpu_bo *bo)
 {
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
-	struct vgpu_paging *pg = &vdev->paging;
+	struct vgpu_pool *pool = &vdev->pool;
 	struct vgpu_bo_chunks *t = bo->chunks;
+	bool locked;
 	u32 i;
 
 	if (!t || !atomic_read(&t->resident))
 		return;
-	mutex_lock(&pg->lock);
+	locked = vgpu_pool_lock_unless_held(pool);
 	for (i = 0; i < t->nr; i++) {
 		struct vgpu_chunk *c = &t->chunk[i];
 
@@ -283,10 +291,11 @@ void vgpu_chunk_bo_fini(struct vgpu_bo *bo)
 		WARN_ON_ONCE(c->copy);
 		if (!c->block)
 			continue;
-		vgpu_vram_mgr_free_chunk(vdev, vgpu_chunk_take_vram_locked(vdev, c));
+		vgpu_chunk_free_vram_locked(vdev, c);
 		atomic_dec(&t->resident);
 	}
-	mutex_unlock(&pg->lock);
+	if (locked)
+		vgpu_pool_unlock(pool);
 }
 
 /**
@@ -326,31 +335,18 @@ static bool vgpu_chunk_in_va(const struct vgpu_device *vdev,
 	return true;
 }
 
-static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev,
-				       struct vgpu_chunk_batch *cb,
-				       struct gpu_buddy_block **keep, u64 *vram);
-
-/* Reserves page-table pages, evicting a chunk when VRAM is full. */
+/*
+ * Reserves page-table pages; when VRAM is full the VRAM manager evicts
+ * the pool's coldest units (the pool lock is ours: it does not take it).
+ */
 static int vgpu_chunk_pt_reserve_locked(struct vgpu_vm *vm,
 					struct vgpu_pt_update *up,
 					unsigned int n)
 {
-	struct vgpu_device *vdev = vm->vdev;
-	int ret, tries;
-
-	/* Evicting a chunk makes VRAM, not room under the VM's limit. */
+	/* Evicting makes VRAM, not room under the VM's limit. */
 	if (vgpu_vm_pt_over_limit(vm, up, n))
 		return -ENOSPC;
-	for (tries = 0; ; tries++) {
-		ret = vgpu_vm_pt_reserve(vm, up, n);
-		if (!ret)
-			return 0;
-		if ((ret != -ENOSPC && ret != -ENOMEM) || tries >= 8)
-			return ret;
-		ret = vgpu_chunk_make_room_locked(vdev, NULL, NULL, NULL);
-		if (ret)
-			return ret;
-	}
+	return vgpu_vm_pt_reserve(vm, up, n);
 }
 
 /*
@@ -370,7 +366,7 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	struct vgpu_pt_update up;
 	int ret = 0;
 
-	lockdep_assert_held(&vdev->paging.lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	if (!vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 		return -EINVAL;
 
@@ -410,7 +406,7 @@ static bool vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 	u64 csize = vgpu_chunk_size(vdev);
 	struct drm_gpuvm_bo *vm_bo;
 
-	lockdep_assert_held(&vdev->paging.lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	mutex_lock(&c->bo->gpuva_lock);
 	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
 		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
@@ -482,19 +478,7 @@ static void vgpu_chunk_map_all_remote_locked(struct vgpu_device *vdev,
 /* Sum of the device access counters of the VRAM behind @c (saturating). */
 static u32 vgpu_chunk_read_ctr(struct vgpu_device *vdev, struct vgpu_chunk *c)
 {
-	unsigned int shift = vdev->paging.ctr_shift;
-	u64 i, first = c->vram >> shift;
-	u64 last = (c->vram + vgpu_chunk_size(vdev) - 1) >> shift;
-	u32 sum = 0, v;
-
-	if (!(vdev->caps & VGPU_CAPS_ACCESS_COUNTERS))
-		return 0;
-	for (i = first; i <= last; i++) {
-		vgpu_wr32(vdev, VGPU_REG_ACCESS_CTR_INDEX, i);
-		v = vgpu_rd32(vdev, VGPU_REG_ACCESS_CTR_VALUE);
-		sum = sum + v < sum ? U32_MAX : sum + v;
-	}
-	return sum;
+	return vgpu_pool_read_ctr(&vdev->pool, c->vram, vgpu_chunk_size(vdev));
 }
 
 /* A prefetched chunk the GPU used. */
@@ -507,53 +491,16 @@ static void vgpu_chunk_prefetch_used_locked(struct vgpu_device *vdev,
 	vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_USED_BYTES, vgpu_chunk_size(vdev));
 }
 
-/*
- * Reads the access counters of every resident chunk, once per batch:
- * chunks the device used since the previous pass are touched in the
- * current epoch (see "Eviction policies and how recency is sampled").
- */
-static void vgpu_chunk_sample_locked(struct vgpu_device *vdev)
-{
-	struct vgpu_paging *pg = &vdev->paging;
-	struct vgpu_evict_chunk *e;
-	unsigned long i, n = 0;
-
-	lockdep_assert_held(&pg->lock);
-	if (pg->sampled_seq == pg->batch_seq)
-		return;
-	pg->sampled_seq = pg->batch_seq;
-	/* Touching re-sorts the tree: collect first. */
-	vgpu_evict_for_each_coldest(&pg->lru, e) {
-		if (n == pg->sample_max)
-			break;
-		pg->sample[n++] = container_of(e, struct vgpu_chunk, ev);
-	}
-	for (i = 0; i < n; i++) {
-		struct vgpu_chunk *c = pg->sample[i];
-
-		if (vgpu_evict_lru_sample_counter(&pg->lru, &c->ev,
-						  vgpu_chunk_read_ctr(vdev, c)))
-			vgpu_chunk_prefetch_used_locked(vdev, c);
-	}
-}
-
 /**
  * vgpu_chunk_batch_begin() - start resolving a batch
  * @vdev: vgpu device
  *
- * A new sampling epoch; chunks brought in from now on are protected from
- * eviction until the next batch; a policy switched through sysfs takes
- * effect here.
+ * Begins a batch of the VRAM pool (vgpu_pool_begin()): chunks brought in
+ * from now on are protected from eviction until the next batch.
  */
 void vgpu_chunk_batch_begin(struct vgpu_device *vdev)
 {
-	struct vgpu_paging *pg = &vdev->paging;
-
-	mutex_lock(&pg->lock);
-	pg->batch_seq++;
-	vgpu_paging_sync_policy_locked(vdev);
-	vgpu_evict_lru_advance(&pg->lru);
-	mutex_unlock(&pg->lock);
+	vgpu_pool_begin(&vdev->pool);
 }
 
 /* ------------------------------------------------------------ copies --- */
@@ -587,53 +534,42 @@ static void vgpu_chunk_copy_done_locked(struct vgpu_device *vdev,
 	struct dma_fence *f = c->copy;
 	int err;
 
-	lockdep_assert_held(&vdev->paging.lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	if (!f || !dma_fence_is_signaled(f))
 		return;
 	err = f->error;
 	c->copy = NULL;
 	dma_fence_put(f);
-	if (c->flags & VGPU_CHUNK_WRITEBACK) {
-		c->flags &= ~VGPU_CHUNK_WRITEBACK;
-		if (err)
-			drm_err_ratelimited(&vdev->drm, "chunk write-back failed: %d\n", err);
-		/* ACCESSED_BY: the GPU keeps a mapping, now of system memory. */
-		if (c->flags & VGPU_CHUNK_ACCESSED_BY)
-			vgpu_chunk_map_all_remote_locked(vdev, c);
-		/* TTM may move the system pages again. */
-		atomic_dec(&c->bo->chunks->resident);
-		return;
-	}
 	if (!err) {
 		/* The copy itself counted as accesses. */
-		c->ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
+		c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
 		return;
 	}
 	drm_err_ratelimited(&vdev->drm, "chunk copy to VRAM failed: %d\n", err);
-	vgpu_vram_mgr_free_chunk(vdev, vgpu_chunk_take_vram_locked(vdev, c));
+	vgpu_chunk_free_vram_locked(vdev, c);
 	atomic_dec(&c->bo->chunks->resident);
 }
 
 /*
  * Waits until chunk @c has no copy running, and ends it.  A copy still
  * queued in the caller's own batch @cb is submitted first.  Drops and
- * retakes &vgpu_paging.lock: the caller looks at @c afresh afterwards.
+ * retakes &vgpu_pool.lock: the caller looks at @c afresh afterwards.
  */
 static void vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
 					struct vgpu_chunk *c,
 					struct vgpu_chunk_batch *cb)
 {
-	struct vgpu_paging *pg = &vdev->paging;
+	struct vgpu_pool *pool = &vdev->pool;
 
-	lockdep_assert_held(&pg->lock);
+	lockdep_assert_held(&pool->lock);
 	while (c->copy) {
 		struct dma_fence *f = dma_fence_get(c->copy);
 
 		if (cb && vgpu_migrate_batch_owns(&cb->copy, f))
 			vgpu_migrate_batch_submit(&cb->copy);
-		mutex_unlock(&pg->lock);
+		vgpu_pool_unlock(pool);
 		dma_fence_wait(f, false);
-		mutex_lock(&pg->lock);
+		vgpu_pool_lock(pool);
 		dma_fence_put(f);
 		vgpu_chunk_copy_done_locked(vdev, c);
 	}
@@ -672,7 +608,7 @@ static int vgpu_chunk_copy_locked(struct vgpu_device *vdev,
 	struct vgpu_migrate_batch local;
 	int ret, err;
 
-	lockdep_assert_held(&vdev->paging.lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	if (!cb) {
 		vgpu_migrate_batch_init(&local, vdev);
 		ret = vgpu_migrate_batch_add_chunk(&local, tbo, off, size, vram,
@@ -698,36 +634,28 @@ static int vgpu_chunk_copy_locked(struct vgpu_device *vdev,
 /* ------------------------------------------------ eviction, migration --- */
 
 /*
- * Evicts chunk @c.  Its VRAM block is freed, or with @keep handed to the
- * caller (who queues a copy into it behind this one).  A dirty chunk is
- * copied back first: with @cb and @keep the copy is queued in @cb
- * (&vgpu_bo_chunks.resident drops when it is done), else waited for.
+ * Evicts chunk @c: a dirty copy is copied back first and waited for, then
+ * its VRAM goes back to the pool.
  *
- * Return: 0, or the chunk stays in VRAM, unmapped, when no copy back
- * could be queued.
+ * Return: 0; -EBUSY while a copy of @c runs; or the error of a copy back
+ * that could not be made, and the chunk stays in VRAM, unmapped.
  */
 static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
-				   struct vgpu_chunk *c,
-				   struct vgpu_chunk_batch *cb,
-				   struct gpu_buddy_block **keep)
+				   struct vgpu_chunk *c)
 {
-	struct vgpu_paging *pg = &vdev->paging;
 	u64 size = vgpu_chunk_size(vdev);
-	struct gpu_buddy_block *block;
 	int ret;
 
-	lockdep_assert_held(&pg->lock);
-	if (WARN_ON_ONCE(c->copy))
+	lockdep_assert_held(&vdev->pool.lock);
+	if (c->copy)
 		return -EBUSY;
-	if (!keep)
-		cb = NULL;
 	/*
 	 * 1. The GPU can no longer reach the copy once the TLBs are clean,
 	 * and only then are the device's dirty bits final.  2. Its bytes go
 	 * home if any mapping wrote them.
 	 */
 	if (vgpu_chunk_unmap_all_locked(vdev, c, true)) {
-		ret = vgpu_chunk_copy_locked(vdev, c, cb, c->vram, false);
+		ret = vgpu_chunk_copy_locked(vdev, c, NULL, c->vram, false);
 		if (ret == -EOPNOTSUPP || ret == -ENXIO || ret == -ENOMEM) {
 			/* Stays in VRAM, unmapped: the next fault maps it. */
 			drm_err_ratelimited(&vdev->drm, "chunk eviction failed: %d\n", ret);
@@ -738,83 +666,85 @@ static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 	}
 
 	if (c->flags & VGPU_CHUNK_PREFETCHED) {
-		if (vgpu_chunk_read_ctr(vdev, c) != c->ev.ctr_snap)
+		if (vgpu_chunk_read_ctr(vdev, c) != c->unit.ev.ctr_snap)
 			vgpu_chunk_prefetch_used_locked(vdev, c);
 		else
 			vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_WASTED_BYTES, size);
 	}
 	c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
-	block = vgpu_chunk_take_vram_locked(vdev, c);
-	if (keep)
-		*keep = block;
-	else
-		vgpu_vram_mgr_free_chunk(vdev, block);
+	/* 3. The VRAM goes back to the pool. */
+	vgpu_chunk_free_vram_locked(vdev, c);
 	vgpu_stats_add(vdev, NULL, VGPU_STAT_EVICTIONS, 1);
-	if (c->copy) {
-		/* 3. and the rest when the copy back is done. */
-		c->flags |= VGPU_CHUNK_WRITEBACK;
-		return 0;
-	}
-	/* 3. ACCESSED_BY: the GPU keeps a mapping, now of system memory. */
+	/*
+	 * 4. ACCESSED_BY: the GPU keeps a mapping, now of system memory.
+	 * After the free: the page tables it reserves may make the pool
+	 * evict, and this chunk is no longer a candidate.  Before the count
+	 * drops: TTM must not move the pages while they are being mapped.
+	 */
 	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
 		vgpu_chunk_map_all_remote_locked(vdev, c);
 	atomic_dec(&c->bo->chunks->resident);
 	return 0;
 }
 
-/* The coldest chunk not brought in by the current batch nor moving. */
-static struct vgpu_chunk *vgpu_chunk_victim_locked(struct vgpu_device *vdev)
+/* ------------------------------------------------ the chunk as a unit --- */
+
+static struct vgpu_chunk *unit_to_chunk(struct vgpu_pool_unit *u)
 {
-	struct vgpu_paging *pg = &vdev->paging;
-	struct vgpu_chunk *fallback = NULL;
-	struct vgpu_evict_chunk *e;
-
-	vgpu_evict_for_each_coldest(&pg->lru, e) {
-		struct vgpu_chunk *c = container_of(e, struct vgpu_chunk, ev);
-
-		if (c->batch == pg->batch_seq || c->copy)
-			continue;
-		/* Chunks advised to prefer VRAM go last. */
-		if (!(c->flags & VGPU_CHUNK_PREF_VRAM))
-			return c;
-		if (!fallback)
-			fallback = c;
-	}
-	return fallback;
+	return container_of(u, struct vgpu_chunk, unit);
 }
 
-/*
- * Evicts the coldest chunk.  With @keep its VRAM is handed over (see
- * vgpu_chunk_evict_locked()) and @vram set to its offset; else freed.
- */
-static int vgpu_chunk_make_room_locked(struct vgpu_device *vdev,
-				       struct vgpu_chunk_batch *cb,
-				       struct gpu_buddy_block **keep, u64 *vram)
+static u32 vgpu_chunk_unit_read_ctr(struct vgpu_pool_unit *u)
 {
-	struct vgpu_chunk *victim;
+	struct vgpu_chunk *c = unit_to_chunk(u);
 
-	vgpu_chunk_sample_locked(vdev);
-	victim = vgpu_chunk_victim_locked(vdev);
-	if (!victim)
-		return -ENOSPC;
-	if (vram)
-		*vram = victim->vram;
-	return vgpu_chunk_evict_locked(vdev, victim, cb, keep);
+	return vgpu_chunk_read_ctr(to_vgpu(c->bo->tbo.base.dev), c);
 }
+
+static void vgpu_chunk_unit_used(struct vgpu_pool_unit *u)
+{
+	struct vgpu_chunk *c = unit_to_chunk(u);
+
+	vgpu_chunk_prefetch_used_locked(to_vgpu(c->bo->tbo.base.dev), c);
+}
+
+static bool vgpu_chunk_unit_intersects(struct vgpu_pool_unit *u, u64 start,
+				       u64 end)
+{
+	struct vgpu_chunk *c = unit_to_chunk(u);
+
+	return c->vram < end && c->vram + u->size > start;
+}
+
+/* Takes no reservation: see "Demand paging: locking". */
+static int vgpu_chunk_unit_evict(struct vgpu_pool_unit *u)
+{
+	struct vgpu_chunk *c = unit_to_chunk(u);
+
+	return vgpu_chunk_evict_locked(to_vgpu(c->bo->tbo.base.dev), c);
+}
+
+static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
+	.kind = VGPU_POOL_CHUNK,
+	.read_ctr = vgpu_chunk_unit_read_ctr,
+	.used = vgpu_chunk_unit_used,
+	.intersects = vgpu_chunk_unit_intersects,
+	.evict = vgpu_chunk_unit_evict,
+};
 
 /*
  * Brings chunk @c into VRAM.  A fault's chunk counts as used now; a
  * prefetched one has to earn its history.  With @cb the copy is queued
  * there and @c->copy set: nobody maps the chunk before it signals.
  *
- * Context: @c's BO reserved and populated, &vgpu_paging.lock held.
+ * Context: @c's BO reserved and populated, &vgpu_pool.lock held.
  */
 static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 					struct vgpu_chunk *c, bool prefetch,
 					struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_paging *pg = &vdev->paging;
+	struct vgpu_pool *pool = &vdev->pool;
 	struct ttm_buffer_object *tbo = &c->bo->tbo;
 	u64 size = vgpu_chunk_size(vdev), off = vgpu_chunk_offset(vdev, c);
 	struct gpu_buddy_block *block;
@@ -822,16 +752,11 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	int ret;
 
 	dma_resv_assert_held(tbo->base.resv);
-	lockdep_assert_held(&pg->lock);
+	lockdep_assert_held(&pool->lock);
+	/* Evicts the pool's coldest units (chunks or BOs) while VRAM is full. */
 	block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
-	if (IS_ERR(block)) {
-		if (PTR_ERR(block) != -ENOSPC)
-			return PTR_ERR(block);
-		/* The victim's block: its copy back runs before ours. */
-		ret = vgpu_chunk_make_room_locked(vdev, cb, &block, &vram);
-		if (ret)
-			return ret;
-	}
+	if (IS_ERR(block))
+		return PTR_ERR(block);
 
 	/*
 	 * Nothing may write the system pages once the copy has begun: the
@@ -846,27 +771,21 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	vgpu_chunk_unmap_all_locked(vdev, c, false);
 	ret = vgpu_chunk_copy_locked(vdev, c, cb, vram, true);
 	if (ret) {
-		/* A victim's copy back may still read the block. */
-		if (cb)
-			vgpu_migrate_batch_wait(&cb->copy);
 		vgpu_vram_mgr_free_chunk(vdev, block);
 		return ret;
 	}
 
 	c->block = block;
 	c->vram = vram;
-	c->batch = pg->batch_seq;
 	c->flags &= ~VGPU_CHUNK_DIRTY;
 	atomic_inc(&c->bo->chunks->resident);
-	pg->resident_bytes += size;
-	vgpu_evict_lru_insert(&pg->lru, &c->ev);
+	/* A fault is a use; a prefetched chunk has to earn its history. */
+	vgpu_pool_insert_locked(pool, &c->unit, size, !prefetch);
 	/* The copy itself counted as accesses (else when it is done). */
 	if (!c->copy)
-		c->ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
+		c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
 	if (prefetch)
 		c->flags |= VGPU_CHUNK_PREFETCHED;
-	else
-		vgpu_evict_lru_touch(&pg->lru, &c->ev);
 
 	vgpu_stats_add(vdev, vm, VGPU_STAT_BYTES_TO_VRAM, size);
 	if (prefetch)
@@ -967,7 +886,7 @@ static int vgpu_chunk_lock_bo(struct vgpu_bo *bo, struct vgpu_chunk_batch *cb)
  * VRAM copy dirty, so that eviction copies it back.  Leaves in system
  * memory wrote the system pages themselves.
  *
- * Context: &vgpu_paging.lock held.
+ * Context: &vgpu_pool.lock held.
  */
 void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
 			 bool table)
@@ -977,7 +896,7 @@ void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
 	struct vgpu_chunk *c;
 
-	lockdep_assert_held(&vdev->paging.lock);
+	lockdep_assert_held(&vdev->pool.lock);
 	if (table || (pte & VGPU_PTE_SYSTEM) || !(pte & VGPU_PTE_DIRTY))
 		return;
 	c = vgpu_chunk_at(vdev, gva, bo, va);
@@ -1008,7 +927,9 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 
 	if (c->block) {
 		/* In VRAM already: prefetched, another VM's, or zapped. */
-		vgpu_evict_lru_touch(&pg->lru, &c->ev);
+		vgpu_pool_touch_locked(&vdev->pool, &c->unit);
+		/* Not a victim of the page tables its mapping may need. */
+		c->unit.batch = vdev->pool.batch_seq;
 		vgpu_chunk_prefetch_used_locked(vdev, c);
 		if (!f->deferred || f->res != VGPU_FAULT_RES_MIGRATED)
 			f->res = VGPU_FAULT_RES_REBOUND;
@@ -1051,7 +972,6 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 				  struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_paging *pg = &vdev->paging;
 	struct drm_gpuva *gva;
 	struct vgpu_chunk *c;
 	struct vgpu_bo *bo;
@@ -1067,7 +987,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 	if (cb)
 		ret = vgpu_chunk_grow((void **)&cb->maps, &cb->max_maps,
 				      cb->nr_maps + 1, sizeof(*cb->maps));
-	mutex_lock(&pg->lock);
+	vgpu_pool_lock(&vdev->pool);
 	if (!ret && !c->block && !c->copy && !(c->flags & VGPU_CHUNK_PREF_SYSTEM) &&
 	    !vgpu_thrash_pinned(&c->thrash, ktime_get_ns())) {
 		ret = vgpu_chunk_migrate_in_locked(vm, c, true, cb);
@@ -1078,7 +998,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 		else if (!ret)
 			ret = vgpu_chunk_map_locked(vm, gva, c, false, NULL);
 	}
-	mutex_unlock(&pg->lock);
+	vgpu_pool_unlock(&vdev->pool);
 	dma_resv_unlock(bo->tbo.base.resv);
 	return ret;
 }
@@ -1097,12 +1017,12 @@ static void vgpu_chunk_map_va(const struct vgpu_chunk_map *m)
 	if (IS_ERR(gva) || vgpu_chunk_lock_bo(bo, NULL))
 		goto out;
 	c = vgpu_chunk_at(vdev, gva, bo, m->va);
-	mutex_lock(&vdev->paging.lock);
+	vgpu_pool_lock(&vdev->pool);
 	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
 	/* Gone again, or failed: the GPU faults on it instead. */
 	if (c->block)
 		vgpu_chunk_map_locked(vm, gva, c, false, NULL);
-	mutex_unlock(&vdev->paging.lock);
+	vgpu_pool_unlock(&vdev->pool);
 	dma_resv_unlock(bo->tbo.base.resv);
 out:
 	up_read(&vm->lock);
@@ -1136,10 +1056,10 @@ void vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
 	unsigned int i;
 
 	vgpu_migrate_batch_submit(&cb->copy);
-	mutex_lock(&vdev->paging.lock);
+	vgpu_pool_lock(&vdev->pool);
 	for (i = 0; i < cb->nr_chunks; i++)
 		vgpu_chunk_copy_wait_locked(vdev, cb->chunks[i], NULL);
-	mutex_unlock(&vdev->paging.lock);
+	vgpu_pool_unlock(&vdev->pool);
 	for (i = 0; i < cb->nr_maps; i++) {
 		vgpu_chunk_map_va(&cb->maps[i]);
 		vgpu_vm_put(cb->maps[i].vm);
@@ -1166,7 +1086,7 @@ void vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
  * chunk whose copy @cb already holds.
  *
  * Context: the fault thread; takes the VM's lock (read), the BO's
- * reservation and &vgpu_paging.lock.  See "Demand paging: locking".
+ * reservation and &vgpu_pool.lock.  See "Demand paging: locking".
  * Return: 0 when the access can be replayed; -EINPROGRESS (see above);
  * -ENOENT (nothing mapped), -EFAULT (not pageable memory, or a reason no
  * mapping fixes), -EACCES (the mapping does not allow the access), or an
@@ -1213,7 +1133,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 	ret = vgpu_chunk_lock_bo(bo, cb);
 	if (ret)
 		goto out;
-	mutex_lock(&pg->lock);
+	vgpu_pool_lock(&vdev->pool);
 	if (vgpu_chunk_batch_has(cb, c)) {
 		/* Its copy is in this batch: resolved after it. */
 		ret = -EINPROGRESS;
@@ -1227,7 +1147,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 		n = vgpu_prefetch_fault(&vm->prefetch, &pg->prefetch_cfg,
 					f->va >> pg->chunk_shift, sugg,
 					ARRAY_SIZE(sugg));
-	mutex_unlock(&pg->lock);
+	vgpu_pool_unlock(&vdev->pool);
 	dma_resv_unlock(bo->tbo.base.resv);
 
 	/* One BO at a time: the fault's reservation is dropped. */
@@ -1275,10 +1195,10 @@ static int vgpu_chunk_for_each(struct vgpu_vm *vm, u64 va, u64 range,
 				return ret;
 			ret = vgpu_chunk_populate(bo, NULL);
 			if (!ret) {
-				mutex_lock(&vdev->paging.lock);
+				vgpu_pool_lock(&vdev->pool);
 				vgpu_chunk_copy_wait_locked(vdev, c, NULL);
 				ret = fn(vm, gva, c, arg);
-				mutex_unlock(&vdev->paging.lock);
+				vgpu_pool_unlock(&vdev->pool);
 			}
 			dma_resv_unlock(bo->tbo.base.resv);
 			if (ret)
@@ -1304,7 +1224,7 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	if (a->placement == DRM_VGPU_PLACE_SYSTEM) {
 		if (!c->block)
 			return 0;
-		ret = vgpu_chunk_evict_locked(vdev, c, NULL, NULL);
+		ret = vgpu_chunk_evict_locked(vdev, c);
 		if (!ret)
 			a->moved += vgpu_chunk_size(vdev);
 		return ret;
@@ -1315,7 +1235,7 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 			return ret;
 		a->moved += vgpu_chunk_size(vdev);
 	} else {
-		c->batch = vdev->paging.batch_seq;
+		c->unit.batch = vdev->pool.batch_seq;
 	}
 	return vgpu_chunk_map_locked(vm, gva, c, false, NULL);
 }
@@ -1452,11 +1372,11 @@ int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
 	if (!atomic_read(&t->resident))
 		return 0;
 	c = &t->chunk[page >> shift];
-	mutex_lock(&vdev->paging.lock);
+	vgpu_pool_lock(&vdev->pool);
 	/* A copy the fault thread queued ends first. */
 	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
 	if (c->block)
-		ret = vgpu_chunk_evict_locked(vdev, c, NULL, NULL);
-	mutex_unlock(&vdev->paging.lock);
+		ret = vgpu_chunk_evict_locked(vdev, c);
+	vgpu_pool_unlock(&vdev->pool);
 	return ret;
 }

@@ -8,8 +8,8 @@
 #include <linux/atomic.h>
 #include <linux/types.h>
 
-#include "vgpu_evict_policy_types.h"
 #include "vgpu_migrate.h"
+#include "vgpu_pool_types.h"
 #include "vgpu_prefetch_types.h"
 
 struct dma_fence;
@@ -30,38 +30,33 @@ struct vgpu_vm;
 #define VGPU_CHUNK_READ_MOSTLY	BIT(4)
 /** VGPU_CHUNK_ACCESSED_BY - ADVISE: keep a GPU mapping wherever it lives */
 #define VGPU_CHUNK_ACCESSED_BY	BIT(5)
-/** VGPU_CHUNK_WRITEBACK - @copy is the copy back of an evicted chunk */
-#define VGPU_CHUNK_WRITEBACK	BIT(6)
 
 /**
  * struct vgpu_chunk - one chunk of a pageable BO
- * @ev: eviction-policy state: place in the LRU while resident, access
- *	history always.
+ * @unit: the chunk's VRAM copy as a unit of the VRAM pool: its place in
+ *	the eviction order while resident, its access history always.
  * @thrash: thrashing detector.
  * @bo: the BO the chunk belongs to.
  * @block: the VRAM copy (a buddy block of the chunk size), or NULL while
  *	the chunk lives only in system memory.
- * @copy: fence of the copy-engine batch moving the chunk (into @block,
- *	or with %VGPU_CHUNK_WRITEBACK back to its system pages), or NULL.
+ * @copy: fence of the copy-engine batch copying the chunk into @block,
+ *	or NULL.
  *	Until it signals and vgpu_chunk.c has seen it, nobody maps, copies
  *	or evicts the chunk.
  * @vram: VRAM offset of @block.
- * @batch: &vgpu_paging.batch_seq when the chunk last came in: chunks of
- *	the batch being resolved are not eviction victims.
  * @index: chunk number in @bo.
  * @flags: ``VGPU_CHUNK_*``.
  *
  * Every field but @bo and @index (constant) is protected by
- * &vgpu_paging.lock.
+ * &vgpu_pool.lock.
  */
 struct vgpu_chunk {
-	struct vgpu_evict_chunk ev;
+	struct vgpu_pool_unit unit;
 	struct vgpu_thrash thrash;
 	struct vgpu_bo *bo;
 	struct gpu_buddy_block *block;
 	struct dma_fence *copy;
 	u64 vram;
-	u64 batch;
 	u32 index;
 	u32 flags;
 };

@@ -27,6 +27,7 @@
 #include "vgpu_fault_log.h"
 #include "vgpu_file.h"
 #include "vgpu_policy.h"
+#include "vgpu_pool.h"
 #include "vgpu_pt.h"
 #include "vgpu_pt_geom.h"
 #include "vgpu_query.h"
@@ -526,10 +527,12 @@ static int vgpu_debugfs_counters(struct seq_file *m, void *data)
  *
  * Writes CONTROL.COUNTERS_RESET, which zeroes every counter bank of the
  * device, then the driver's device-wide counters (the device's bank of
- * &struct vgpu_stats but its gauges, the VRAM allocator's, the fault
- * log's per-resolution counts).  Each VM's share of its context's counters is folded into the
- * VM's accumulator first, and its base snapshot moved to zero, so that
- * per-client counters (fdinfo, QUERY) neither jump nor go backwards.
+ * &struct vgpu_stats but its gauges, which holds the paging code's and
+ * the VRAM pool's too; the VRAM allocator's; the fault log's
+ * per-resolution counts).  Each VM's share of its context's counters is
+ * folded into the VM's accumulator first, and its base snapshot moved to
+ * zero, so that per-client counters (fdinfo, QUERY) neither jump nor go
+ * backwards.
  */
 void vgpu_counters_reset(struct vgpu_device *vdev)
 {

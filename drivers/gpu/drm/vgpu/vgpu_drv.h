@@ -23,6 +23,7 @@
 #include "vgpu_migrate.h"
 #include "vgpu_paging_types.h"	/* Demand paging */
 #include "vgpu_policy.h"
+#include "vgpu_pool_types.h"
 #include "vgpu_pt_pool.h"
 #include "vgpu_queue.h"
 #include "vgpu_reset.h"
@@ -88,7 +89,8 @@ struct vgpu_tlb {
  * @vms: every user VM, for what must go at unplug (vgpu_vm_unplug_all()).
  * @ctr_kept: what the %VGPU_CTR_KEPT counters had counted before the
  *	device's counters were last reset (protected by &vgpu_ctx_mgr.lock).
- * @paging: demand paging: fault batching, eviction policy state, counters.
+ * @paging: demand paging: fault batching, prefetch tunables, counters.
+ * @pool: all of VRAM under one eviction order (vgpu_pool.c).
  * @nr_queues: hardware queues in use.
  * @queues: the hardware queues.
  *
@@ -126,6 +128,7 @@ struct vgpu_device {
 	u64 ctr_kept[VGPU_CTR_NR];
 	struct vgpu_migrate migrate;
 	struct vgpu_paging paging;
+	struct vgpu_pool pool;
 	u32 nr_queues;
 	struct vgpu_queue queues[VGPU_NUM_QUEUES];
 };

@@ -6,12 +6,12 @@
 #include "vgpu_evict_policy.h"
 
 /*
- * lru: the chunk touched longest ago goes first.  Classic LRU over the
+ * lru: the unit touched longest ago goes first.  Classic LRU over the
  * sampled recency; a stream larger than the free VRAM pushes out the hot
  * set.
  */
-static bool vgpu_evict_lru_colder(const struct vgpu_evict_chunk *a,
-				  const struct vgpu_evict_chunk *b)
+static bool vgpu_evict_lru_colder(const struct vgpu_evict_unit *a,
+				  const struct vgpu_evict_unit *b)
 {
 	return vgpu_evict_touched_before(a, b);
 }

@@ -6,14 +6,14 @@
 #include "vgpu_evict_policy.h"
 
 /*
- * lru2: LRU-K with K = 2.  The chunk whose second-last uncorrelated
- * reference is oldest goes first; a chunk with a single reference is
+ * lru2: LRU-K with K = 2.  The unit whose second-last uncorrelated
+ * reference is oldest goes first; a unit with a single reference is
  * infinitely far back and goes before any other (among those, LRU order).
- * A scan touches each chunk once, so it cannot push out chunks in repeated
+ * A scan touches each unit once, so it cannot push out units in repeated
  * use.
  */
-static bool vgpu_evict_lru2_colder(const struct vgpu_evict_chunk *a,
-				   const struct vgpu_evict_chunk *b)
+static bool vgpu_evict_lru2_colder(const struct vgpu_evict_unit *a,
+				   const struct vgpu_evict_unit *b)
 {
 	/* hist[1] == 0: fewer than two references. */
 	if (a->hist[1] != b->hist[1])

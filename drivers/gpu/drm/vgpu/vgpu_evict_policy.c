@@ -14,44 +14,53 @@
 /**
  * DOC: Eviction policies and how recency is sampled
  *
- * VRAM is managed as a cache of *chunks* (2 MiB by default, see "Demand
- * paging").  When a chunk must come into VRAM and VRAM is full, the
- * eviction policy names the coldest resident chunk.  A policy is an
- * ordering of the resident chunks computed from a per-chunk access
- * history (&struct vgpu_evict_chunk); the chunks sit in a red-black tree
- * sorted by that ordering, so the victim is the leftmost chunk the caller
- * can use (chunks the current fault batch is working on are skipped).
+ * All of VRAM is one pool of evictable *units* ("The VRAM pool"): the
+ * VRAM copies of chunks of pageable BOs (2 MiB by default, see "Demand
+ * paging") and ordinary BOs in VRAM.  When VRAM is full, the eviction
+ * policy names the coldest resident unit, of whatever kind.  A policy is
+ * an ordering of the resident units computed from a per-unit access
+ * history (&struct vgpu_evict_unit); the units sit in a red-black tree
+ * sorted by that ordering, so the victim is the leftmost unit the caller
+ * can use (units the current batch brought in, and units that cannot be
+ * evicted right now, are skipped).  This file knows nothing of chunks,
+ * BOs or registers.
  *
  * **Where the history comes from.**  The GPU does not tell the driver
- * about accesses that hit.  vgpu samples them, in *epochs*: the driver
- * calls vgpu_evict_lru_advance() to start an epoch at the beginning of
- * every fault batch that has to make room, then reports each resident
- * chunk that the device used since the previous epoch with
- * vgpu_evict_lru_touch().  "Used" is read from the per-VRAM-chunk access
- * counters (``ACCESS_CTR_*``): the device counts every
- * COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line that lands in a
- * 2 MiB VRAM chunk, TLB hit or not.  The sampler reads the counters of the
- * VRAM behind each resident chunk and hands the total to
- * vgpu_evict_lru_sample_counter(), which compares it with the previous
- * sample's total (a smaller value means someone reset the counters: the
- * whole value is new) and touches the chunk if it grew: exact,
- * TLB-independent and cheap (two register accesses per 2 MiB).  The
- * DIRTY bits the device sets in leaf PTEs decide whether an evicted chunk
- * is copied back (vgpu_chunk.c); its ACCESSED bits are not used for
- * recency, and chunks mapped remotely in system memory have no recency.
+ * about accesses that hit.  vgpu samples them, in *epochs*: the pool
+ * starts an epoch (vgpu_evict_lru_advance()) with every fault batch,
+ * PREFETCH and ADVISE call, and VRAM allocation that has to make room
+ * outside of one (vgpu_pool_begin_locked()).  Once in each such batch —
+ * when it first needs a victim, or before an ordinary BO joins the pool —
+ * it reports each resident unit that the device used since the previous
+ * report with vgpu_evict_lru_touch(), in the current epoch.  "Used" is
+ * read from the per-VRAM-chunk access counters (``ACCESS_CTR_*``): the
+ * device counts every COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line
+ * that lands in a 2 MiB VRAM granule, TLB hit or not.  The sampler reads
+ * every counter once, sums the counters of the VRAM behind each resident unit and hands
+ * the total to vgpu_evict_lru_sample_counter(), which compares it with
+ * the previous sample's total (a smaller value means someone reset the
+ * counters: the whole value is new) and touches the unit if it grew:
+ * exact for units of whole granules, TLB-independent and cheap (two
+ * register accesses per 2 MiB of VRAM).  Units smaller than a granule
+ * (small BOs) share its counter.  The DIRTY bits the device sets in leaf
+ * PTEs decide whether an evicted chunk is copied back (vgpu_chunk.c); its
+ * ACCESSED bits are not used for recency, and chunks mapped remotely in
+ * system memory have no recency.
  *
  * A chunk brought into VRAM by a fault counts as touched in the epoch of
- * that fault (the fault *is* an access).  A chunk brought in by prefetch
- * is inserted without a touch: it has to earn its history.
+ * that fault (the fault *is* an access), and so does a BO placed in VRAM.
+ * A chunk brought in by prefetch is inserted without a touch: it has to
+ * earn its history.  The copy (or clear) that filled a unit's VRAM is
+ * not counted: its counter snapshot starts after it.
  *
- * **Correlated references.**  A chunk is touched in many consecutive
+ * **Correlated references.**  A unit is touched in many consecutive
  * epochs while a kernel streams through it; those samples are one use,
  * not many.  Following O'Neil, O'Neil and Weikum's LRU-K, a touch is a new
  * *uncorrelated reference* (shifted into @hist) only when more than
  * @crp epochs passed since the previous reference began; otherwise it
  * only updates @last.  The period is measured from the start of the
- * burst, not from the last touch, so a chunk in constant use still earns
- * a new reference every @crp + 1 epochs while a chunk that a scan walks
+ * burst, not from the last touch, so a unit in constant use still earns
+ * a new reference every @crp + 1 epochs while a unit that a scan walks
  * through once keeps a single one.
  *
  * **The policies.**
@@ -60,17 +69,18 @@
  *   the sampled recency.  Fails under scans: a stream larger than the
  *   free VRAM pushes out the hot set.
  * - ``lru2``: LRU-K with K = 2.  Coldest = oldest *second-last*
- *   uncorrelated reference; a chunk with a single reference has an
+ *   uncorrelated reference; a unit with a single reference has an
  *   infinite backward distance and goes first (among those, LRU order).
- *   A scan's chunks, referenced once, are evicted before a hot set that
+ *   A scan's units, referenced once, are evicted before a hot set that
  *   has been referenced twice, however recent the scan.
  *
  * Each policy is a file of its own (vgpu_evict_lru.c, vgpu_evict_lru2.c)
  * listed in %VGPU_EVICT_POLICIES; sysfs ``available_eviction_policies``
  * names them, and tools read the list from there.
  *
- * The history lives in the chunk, not in the policy, so switching policy
- * at run time (sysfs ``eviction_policy``, default from the module
+ * The history lives in the unit, not in the policy (a BO or chunk that
+ * leaves VRAM keeps it for when it comes back), so switching policy at
+ * run time (sysfs ``eviction_policy``, default from the module
  * parameter ``vgpu.eviction_policy``) re-sorts the tree and loses
  * nothing.
  */
@@ -113,14 +123,14 @@ int vgpu_evict_policy_lookup(const char *name)
  * depends on the active policy; insertion is therefore done by hand.
  */
 static void vgpu_evict_tree_add(struct vgpu_evict_lru *lru,
-				struct vgpu_evict_chunk *c)
+				struct vgpu_evict_unit *c)
 {
 	struct rb_node **link = &lru->tree.rb_root.rb_node, *parent = NULL;
 	bool leftmost = true;
 
 	while (*link) {
-		struct vgpu_evict_chunk *p =
-			rb_entry(*link, struct vgpu_evict_chunk, node);
+		struct vgpu_evict_unit *p =
+			rb_entry(*link, struct vgpu_evict_unit, node);
 
 		parent = *link;
 		if (lru->ops->colder(c, p)) {
@@ -137,7 +147,7 @@ static void vgpu_evict_tree_add(struct vgpu_evict_lru *lru,
 /**
  * vgpu_evict_lru_init() - set up an empty ordering
  * @lru: the ordering
- * @lock: the owner's lock protecting @lru and its chunks
+ * @lock: the owner's lock protecting @lru and its units
  * @ops: initial policy
  * @crp: correlated reference period in epochs (0: every epoch counts)
  */
@@ -154,21 +164,21 @@ void vgpu_evict_lru_init(struct vgpu_evict_lru *lru, struct mutex *lock,
 }
 
 /**
- * vgpu_evict_chunk_init() - a chunk with no history, not resident
- * @c: chunk
+ * vgpu_evict_unit_init() - a unit with no history, not resident
+ * @c: unit
  */
-void vgpu_evict_chunk_init(struct vgpu_evict_chunk *c)
+void vgpu_evict_unit_init(struct vgpu_evict_unit *c)
 {
 	memset(c, 0, sizeof(*c));
 	RB_CLEAR_NODE(&c->node);
 }
 
 /**
- * vgpu_evict_lru_set_policy() - switch policy, keeping every chunk's history
+ * vgpu_evict_lru_set_policy() - switch policy, keeping every unit's history
  * @lru: the ordering
  * @ops: new policy
  *
- * Re-sorts the resident chunks: O(n log n) with n the chunks in VRAM.
+ * Re-sorts the resident units: O(n log n) with n the units in VRAM.
  *
  * Context: @lru's lock held.
  */
@@ -185,7 +195,7 @@ void vgpu_evict_lru_set_policy(struct vgpu_evict_lru *lru,
 	lru->tree = RB_ROOT_CACHED;
 	while ((node = rb_first_cached(&old))) {
 		rb_erase_cached(node, &old);
-		vgpu_evict_tree_add(lru, rb_entry(node, struct vgpu_evict_chunk,
+		vgpu_evict_tree_add(lru, rb_entry(node, struct vgpu_evict_unit,
 						  node));
 	}
 	lru->stats.switches++;
@@ -206,7 +216,7 @@ u64 vgpu_evict_lru_advance(struct vgpu_evict_lru *lru)
 }
 
 static void vgpu_evict_record(struct vgpu_evict_lru *lru,
-			      struct vgpu_evict_chunk *c)
+			      struct vgpu_evict_unit *c)
 {
 	u64 now = lru->epoch;
 	int i;
@@ -224,16 +234,16 @@ static void vgpu_evict_record(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_touch() - the device used a chunk in the current epoch
+ * vgpu_evict_lru_touch() - the device used a unit in the current epoch
  * @lru: the ordering
- * @c: chunk, resident or not
+ * @c: unit, resident or not
  *
  * Several touches in one epoch count once.
  *
  * Context: @lru's lock held.
  */
 void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
-			  struct vgpu_evict_chunk *c)
+			  struct vgpu_evict_unit *c)
 {
 	lockdep_assert_held(lru->lock);
 	if (c->last == lru->epoch)
@@ -246,9 +256,9 @@ void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_sample_counter() - feed a chunk's access-counter total
+ * vgpu_evict_lru_sample_counter() - feed a unit's access-counter total
  * @lru: the ordering
- * @c: resident chunk
+ * @c: resident unit
  * @total: sum of the device access counters of the VRAM behind @c
  *
  * Touches @c if the total grew since the previous sample.  A total below
@@ -259,7 +269,7 @@ void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
  * Return: accesses since the previous sample.
  */
 u32 vgpu_evict_lru_sample_counter(struct vgpu_evict_lru *lru,
-				  struct vgpu_evict_chunk *c, u32 total)
+				  struct vgpu_evict_unit *c, u32 total)
 {
 	u32 delta = total >= c->ctr_snap ? total - c->ctr_snap : total;
 
@@ -273,18 +283,18 @@ u32 vgpu_evict_lru_sample_counter(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_insert() - a chunk became resident in VRAM
+ * vgpu_evict_lru_insert() - a unit became resident in VRAM
  * @lru: the ordering
- * @c: chunk, not resident; its history is kept
+ * @c: unit, not resident; its history is kept
  *
- * The caller touches the chunk as well when a fault brought it in, and
- * clears the device access counters of the VRAM it gave the chunk (the
+ * The caller touches the unit as well when a fault brought it in, and
+ * clears the device access counters of the VRAM it gave the unit (the
  * counter snapshot restarts at zero).
  *
  * Context: @lru's lock held.
  */
 void vgpu_evict_lru_insert(struct vgpu_evict_lru *lru,
-			   struct vgpu_evict_chunk *c)
+			   struct vgpu_evict_unit *c)
 {
 	lockdep_assert_held(lru->lock);
 	if (WARN_ON(c->resident))
@@ -299,14 +309,14 @@ void vgpu_evict_lru_insert(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_remove() - a chunk left VRAM (evicted or freed)
+ * vgpu_evict_lru_remove() - a unit left VRAM (evicted or freed)
  * @lru: the ordering
- * @c: resident chunk
+ * @c: resident unit
  *
  * Context: @lru's lock held.
  */
 void vgpu_evict_lru_remove(struct vgpu_evict_lru *lru,
-			   struct vgpu_evict_chunk *c)
+			   struct vgpu_evict_unit *c)
 {
 	lockdep_assert_held(lru->lock);
 	if (WARN_ON(!c->resident))
@@ -319,35 +329,35 @@ void vgpu_evict_lru_remove(struct vgpu_evict_lru *lru,
 }
 
 /**
- * vgpu_evict_lru_coldest() - the chunk the policy would evict first
+ * vgpu_evict_lru_coldest() - the unit the policy would evict first
  * @lru: the ordering
  *
  * Context: @lru's lock held.
- * Return: the coldest resident chunk, or NULL if none.
+ * Return: the coldest resident unit, or NULL if none.
  */
-struct vgpu_evict_chunk *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru)
+struct vgpu_evict_unit *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru)
 {
 	struct rb_node *node;
 
 	lockdep_assert_held(lru->lock);
 	node = rb_first_cached(&lru->tree);
-	return node ? rb_entry(node, struct vgpu_evict_chunk, node) : NULL;
+	return node ? rb_entry(node, struct vgpu_evict_unit, node) : NULL;
 }
 
 /**
- * vgpu_evict_lru_next() - the next warmer resident chunk
+ * vgpu_evict_lru_next() - the next warmer resident unit
  * @lru: the ordering
- * @c: resident chunk
+ * @c: resident unit
  *
  * Context: @lru's lock held.
- * Return: the chunk after @c in eviction order, or NULL.
+ * Return: the unit after @c in eviction order, or NULL.
  */
-struct vgpu_evict_chunk *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
-					     struct vgpu_evict_chunk *c)
+struct vgpu_evict_unit *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
+					    struct vgpu_evict_unit *c)
 {
 	struct rb_node *node;
 
 	lockdep_assert_held(lru->lock);
 	node = rb_next(&c->node);
-	return node ? rb_entry(node, struct vgpu_evict_chunk, node) : NULL;
+	return node ? rb_entry(node, struct vgpu_evict_unit, node) : NULL;
 }

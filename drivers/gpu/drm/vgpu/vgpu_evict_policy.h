@@ -42,14 +42,14 @@ enum vgpu_evict_policy_id {
 
 /**
  * vgpu_evict_touched_before() - LRU order: was @a touched before @b?
- * @a: chunk
- * @b: chunk
+ * @a: unit
+ * @b: unit
  *
  * Older last touch first; ties by touch sequence.  The tie-break every
  * policy ends with.
  */
-static inline bool vgpu_evict_touched_before(const struct vgpu_evict_chunk *a,
-					     const struct vgpu_evict_chunk *b)
+static inline bool vgpu_evict_touched_before(const struct vgpu_evict_unit *a,
+					     const struct vgpu_evict_unit *b)
 {
 	if (a->last != b->last)
 		return a->last < b->last;
@@ -64,26 +64,26 @@ void vgpu_evict_lru_init(struct vgpu_evict_lru *lru, struct mutex *lock,
 			 unsigned int crp);
 void vgpu_evict_lru_set_policy(struct vgpu_evict_lru *lru,
 			       const struct vgpu_evict_policy_ops *ops);
-void vgpu_evict_chunk_init(struct vgpu_evict_chunk *c);
+void vgpu_evict_unit_init(struct vgpu_evict_unit *c);
 
 u64 vgpu_evict_lru_advance(struct vgpu_evict_lru *lru);
 void vgpu_evict_lru_insert(struct vgpu_evict_lru *lru,
-			   struct vgpu_evict_chunk *c);
+			   struct vgpu_evict_unit *c);
 void vgpu_evict_lru_remove(struct vgpu_evict_lru *lru,
-			   struct vgpu_evict_chunk *c);
+			   struct vgpu_evict_unit *c);
 void vgpu_evict_lru_touch(struct vgpu_evict_lru *lru,
-			  struct vgpu_evict_chunk *c);
+			  struct vgpu_evict_unit *c);
 u32 vgpu_evict_lru_sample_counter(struct vgpu_evict_lru *lru,
-				  struct vgpu_evict_chunk *c, u32 total);
+				  struct vgpu_evict_unit *c, u32 total);
 
-struct vgpu_evict_chunk *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru);
-struct vgpu_evict_chunk *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
-					     struct vgpu_evict_chunk *c);
+struct vgpu_evict_unit *vgpu_evict_lru_coldest(struct vgpu_evict_lru *lru);
+struct vgpu_evict_unit *vgpu_evict_lru_next(struct vgpu_evict_lru *lru,
+					    struct vgpu_evict_unit *c);
 
 /**
- * vgpu_evict_for_each_coldest() - walk the resident chunks, coldest first
+ * vgpu_evict_for_each_coldest() - walk the resident units, coldest first
  * @lru: the ordering
- * @c: cursor (&struct vgpu_evict_chunk *)
+ * @c: cursor (&struct vgpu_evict_unit *)
  *
  * The caller holds @lru's lock and must not change the tree while walking
  * (pick a victim, stop, then remove it).

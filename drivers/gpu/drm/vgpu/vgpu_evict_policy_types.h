@@ -10,27 +10,29 @@
 
 struct mutex;
 
-/** VGPU_EVICT_HIST - uncorrelated references remembered per chunk (max K) */
+/** VGPU_EVICT_HIST - uncorrelated references remembered per unit (max K) */
 #define VGPU_EVICT_HIST		2
 
 /**
- * struct vgpu_evict_chunk - what the eviction policy knows about one chunk
- * @node: in &vgpu_evict_lru.tree while the chunk is resident in VRAM.
+ * struct vgpu_evict_unit - what the eviction policy knows about one unit
+ * @node: in &vgpu_evict_lru.tree while the unit is resident in VRAM.
  * @last: epoch of the last sampled access (0: never).
  * @hist: epochs of the last %VGPU_EVICT_HIST uncorrelated references,
- *	newest first (0: none).  Kept while the chunk is out of VRAM, so a
- *	chunk that comes back remembers its past (LRU-K's "retained
+ *	newest first (0: none).  Kept while the unit is out of VRAM, so a
+ *	unit that comes back remembers its past (LRU-K's "retained
  *	information").
  * @seq: order of the last touch, breaks ties between equal epochs.
- * @refs: uncorrelated references counted over the chunk's life.
+ * @refs: uncorrelated references counted over the unit's life.
  * @accesses: device accesses counted by the access counters.
  * @ctr_snap: access-counter total seen at the last sample.
  * @resident: on @node.
  *
- * Embedded in the owner's per-chunk state; every field is protected by
- * the lock of the &struct vgpu_evict_lru the chunk is tracked by.
+ * A unit is whatever the VRAM pool evicts as a whole (a chunk of a pageable
+ * BO, an ordinary BO: &struct vgpu_pool_unit embeds this).  Every field is
+ * protected by the lock of the &struct vgpu_evict_lru the unit is tracked
+ * by.
  */
-struct vgpu_evict_chunk {
+struct vgpu_evict_unit {
 	struct rb_node node;
 	u64 last;
 	u64 hist[VGPU_EVICT_HIST];
@@ -48,24 +50,24 @@ struct vgpu_evict_chunk {
  * @colder: true when @a should leave VRAM before @b.  A strict weak
  *	ordering over the sampled history; the tree is sorted by it.
  *
- * A policy is nothing but an ordering of the resident chunks by the
+ * A policy is nothing but an ordering of the resident units by the
  * history the sampler collected: switching policies re-sorts the tree and
  * loses no history.
  */
 struct vgpu_evict_policy_ops {
 	const char *name;
 	const char *desc;
-	bool (*colder)(const struct vgpu_evict_chunk *a,
-		       const struct vgpu_evict_chunk *b);
+	bool (*colder)(const struct vgpu_evict_unit *a,
+		       const struct vgpu_evict_unit *b);
 };
 
 /**
  * struct vgpu_evict_stats - eviction-policy counters
  * @samples: sampling passes (epochs started).
- * @touches: chunk accesses observed.
+ * @touches: unit accesses observed.
  * @refs: of those, uncorrelated references (new history entries).
- * @inserts: chunks that became resident.
- * @removes: chunks that left VRAM.
+ * @inserts: units that became resident.
+ * @removes: units that left VRAM.
  * @switches: policy changes.
  */
 struct vgpu_evict_stats {
@@ -78,15 +80,15 @@ struct vgpu_evict_stats {
 };
 
 /**
- * struct vgpu_evict_lru - the resident chunks ordered coldest first
- * @lock: the owner's lock that protects this structure and every chunk
+ * struct vgpu_evict_lru - the resident units ordered coldest first
+ * @lock: the owner's lock that protects this structure and every unit
  *	tracked by it; asserted by every function.
  * @ops: active policy.
- * @tree: resident chunks, sorted by @ops->colder (leftmost: coldest).
+ * @tree: resident units, sorted by @ops->colder (leftmost: coldest).
  * @epoch: current sampling epoch (starts at 1; 0 means "never").
  * @seq: touch sequence number.
  * @crp: correlated reference period in epochs (see the DOC).
- * @nr: chunks in @tree.
+ * @nr: units in @tree.
  * @stats: counters.
  */
 struct vgpu_evict_lru {

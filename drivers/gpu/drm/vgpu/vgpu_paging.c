@@ -13,7 +13,6 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gpuvm.h>
-#include <drm/drm_managed.h>
 #include <drm/ttm/ttm_bo.h>
 #include <drm/ttm/ttm_placement.h>
 #include <drm/vgpu_drm.h>
@@ -46,8 +45,9 @@
  * - vgpu_fault_batch.c: the fault interrupt thread reads up to
  *   ``vgpu.fault_batch_limit`` records per batch, de-duplicates, sorts and
  *   groups them by VM and chunk;
- * - vgpu_evict_policy.c: the eviction policies (``lru``, ``lru2``) over
- *   sampled access history;
+ * - vgpu_pool.c: the VRAM pool, where chunks and ordinary BOs compete for
+ *   VRAM under one eviction order; vgpu_evict_policy.c: the eviction
+ *   policies (``lru``, ``lru2``) over sampled access history;
  * - vgpu_prefetch.c: stream and density detectors, thrashing detection;
  * - this file: module parameters, the device's paging state, policy
  *   switching (sysfs and QUERY), counters, and the PREFETCH and ADVISE
@@ -57,17 +57,18 @@
  * ``eviction_policy`` and ``placement_policy``); the module parameters
  * ``vgpu.eviction_policy`` and ``vgpu.placement_policy`` choose the
  * initial ones.  Placement policies: ``migrate`` (migrate-on-fault: the faulting chunk
- * moves into VRAM, colder chunks are evicted by the eviction policy, and
- * a chunk the thrashing detector pins is mapped remotely until the pin
- * expires) and ``remote`` (map-remote: faults map the system pages and
+ * moves into VRAM, colder units (chunks or BOs) are evicted by the eviction
+ * policy, and a chunk the thrashing detector pins is mapped remotely until
+ * the pin expires) and ``remote`` (map-remote: faults map the system pages and
  * only PREFETCH or a VRAM placement hint moves memory).
  *
  * **Explicit placement.**  PREFETCH and ADVISE (preferred placement) act
  * on the buffer objects behind a VA range: each BO that may live in the
- * requested placement is validated there through TTM, which evicts
- * colder BOs from VRAM as needed (to system memory, and on to swap
- * through TTM's shrinker).  The BO's GPU mappings are cleared by the move
- * and written again, at the new place, before the VM's next job.
+ * requested placement is validated there through TTM; VRAM is made by
+ * the VRAM pool, which evicts its coldest units, chunks or BOs (BOs to
+ * system memory, and on to swap through TTM's shrinker).  The BO's GPU
+ * mappings are cleared by the move and written again, at the new place,
+ * before the VM's next job.
  *
  * **Counters** are lines of the counter registry (vgpu_stats.c), kept
  * per VM and for the device, reported by QUERY (%DRM_VGPU_QUERY_PAGING),
@@ -152,17 +153,8 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 {
 	struct vgpu_paging *pg = &vdev->paging;
 	unsigned int kb = vgpu_chunk_size_kb;
-	int ret;
 
-	/*
-	 * The locks live as long as the DRM device: the VMs of files still
-	 * open after an unplug take &vgpu_paging.lock when they unbind
-	 * pageable memory at close, after vgpu_paging_fini().
-	 */
-	ret = drmm_mutex_init(&vdev->drm, &pg->lock) ?:
-	      drmm_mutex_init(&vdev->drm, &pg->fault_lock);
-	if (ret)
-		return ret;
+	mutex_init(&pg->fault_lock);
 
 	/* Every eviction and both placement policies are implemented. */
 	vgpu_policy_set_supported(vdev, GENMASK(VGPU_EVICT_NR - 1, 0),
@@ -179,27 +171,13 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 		kb = SZ_2K;
 	}
 
-	vgpu_evict_lru_init(&pg->lru, &pg->lock,
-			    vgpu_evict_policy_get(vgpu_policy_evict(vdev)),
-			    VGPU_EVICT_CRP_DEFAULT);
 	pg->chunk_shift = ilog2(kb) + 10;
 	vgpu_prefetch_cfg_default(&pg->prefetch_cfg);
-	pg->ctr_shift = VGPU_ACCESS_CHUNK_SHIFT_DEFAULT;
-	if (vdev->caps & VGPU_CAPS_ACCESS_COUNTERS)
-		pg->ctr_shift = clamp(vgpu_rd32(vdev, VGPU_REG_ACCESS_CHUNK_SHIFT),
-				      12u, 40u);
-	pg->sample_max = (vdev->vram_size >> pg->chunk_shift) + 1;
-	pg->sample = kvcalloc(pg->sample_max, sizeof(*pg->sample), GFP_KERNEL);
-	if (!pg->sample)
-		return -ENOMEM;
 
 	pg->batch = vgpu_fault_batch_alloc(vgpu_paging_fault_batch_limit(),
 					   pg->chunk_shift);
-	if (!pg->batch) {
-		kvfree(pg->sample);
-		pg->sample = NULL;
+	if (!pg->batch)
 		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -211,28 +189,7 @@ void vgpu_paging_fini(struct vgpu_device *vdev)
 {
 	vgpu_fault_batch_free(vdev->paging.batch);
 	vdev->paging.batch = NULL;
-	kvfree(vdev->paging.sample);
-	vdev->paging.sample = NULL;
-}
-
-/**
- * vgpu_paging_sync_policy_locked() - follow a switch of the eviction policy
- * @vdev: vgpu device
- *
- * sysfs switches &vgpu_device.policy at any time; the paging code re-sorts
- * the resident chunks by the new policy at its next decision, keeping
- * their history.
- *
- * Context: &vgpu_paging.lock held.
- */
-void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev)
-{
-	const struct vgpu_evict_policy_ops *ops =
-		vgpu_evict_policy_get(vgpu_policy_evict(vdev));
-
-	lockdep_assert_held(&vdev->paging.lock);
-	if (ops)
-		vgpu_evict_lru_set_policy(&vdev->paging.lru, ops);
+	mutex_destroy(&vdev->paging.fault_lock);
 }
 
 /* ----------------------------------------------------------- counters --- */

@@ -18,7 +18,6 @@ struct vgpu_vm;
 int vgpu_paging_init(struct vgpu_device *vdev);
 void vgpu_paging_fini(struct vgpu_device *vdev);
 
-void vgpu_paging_sync_policy_locked(struct vgpu_device *vdev);
 
 void vgpu_paging_query(struct vgpu_vm *vm, struct drm_vgpu_query_paging *q);
 

@@ -146,6 +146,24 @@
 	X(FAULT_OVERFLOWS, fault_overflows, NULL, COUNT, DEVICE,	\
 	  VGPU_SRC_HW(FAULT_OVERFLOWS), VGPU_SRC_NONE, VGPU_STAT_SD,	\
 	  "fault records dropped, fault buffer full")			\
+	X(POOL_EVICTIONS_BO, pool_evictions_bo, NULL, COUNT, DRIVER,	\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "ordinary BOs the VRAM pool evicted to make room")		\
+	X(POOL_EVICTIONS_CHUNK, pool_evictions_chunk, NULL, COUNT,	\
+	  DRIVER, VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,		\
+	  "chunks the VRAM pool evicted to make room")			\
+	X(POOL_BYTES_BO, pool_bytes_bo, NULL, BYTES, DRIVER,		\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "VRAM of the BOs the pool evicted")				\
+	X(POOL_BYTES_CHUNK, pool_bytes_chunk, NULL, BYTES, DRIVER,	\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "VRAM of the chunks the pool evicted")			\
+	X(POOL_MAKE_ROOM, pool_make_room, NULL, COUNT, DRIVER,		\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "searches of the VRAM pool for a victim")			\
+	X(POOL_NO_VICTIM, pool_no_victim, NULL, COUNT, DRIVER,		\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "searches that found no unit to evict")			\
 	X(CPU_FAULT_MOVES, cpu_fault_moves, NULL, COUNT, DRIVER,	\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "VRAM BOs moved into the CPU window by a CPU page fault")	\

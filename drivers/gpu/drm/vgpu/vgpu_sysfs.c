@@ -41,9 +41,10 @@
  *   the memory admission refused, ``device_resets``: whole-device resets
  *   since probe, see "device reset") and
  *   those of the paging code (faults handled in batches, duplicates,
- *   resolved and cancelled faults, remote mappings, thrashing, prefetch),
- *   all monotonic until reset through debugfs ``reset_counters``
- *   (``device_resets`` excepted): the
+ *   resolved and cancelled faults, remote mappings, thrashing, prefetch)
+ *   and of the VRAM pool (``pool_*``: victims and their bytes per kind of
+ *   unit, searches, searches without a victim), all monotonic until reset
+ *   through debugfs ``reset_counters`` (``device_resets`` excepted): the
  *   lines of the counter registry marked for sysfs (vgpu_stats.c).
  *
  * The files are created by the driver core after probe and removed before

@@ -21,6 +21,7 @@
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
 #include "vgpu_migrate.h"
+#include "vgpu_pool.h"
 #include "vgpu_ttm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -39,7 +40,9 @@
  * - %TTM_PL_SYSTEM: pages the device cannot use (swapped or about to be):
  *   where TTM puts TT BOs it swaps out.
  *
- * Eviction goes VRAM → TT → SYSTEM (→ swap, by TTM's shrinker).  Every
+ * Eviction goes VRAM → TT → SYSTEM (→ swap, by TTM's shrinker).  Which
+ * BO leaves VRAM is decided by the VRAM pool ("The VRAM pool"), never by
+ * TTM's LRU; TTM still picks the TT BOs it evicts or swaps out.  Every
  * move keeps the contents: VRAM ↔ TT and VRAM ↔ VRAM copies are done by
  * the device's copy engine when it has one (vgpu_migrate.c), otherwise by
  * the CPU through the BAR window; TT ↔ SYSTEM moves just hand the pages
@@ -240,8 +243,16 @@ static void vgpu_ttm_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
 
 /* -------------------------------------------------------------- eviction --- */
 
-static void vgpu_evict_flags(struct ttm_buffer_object *tbo,
-			     struct ttm_placement *placement)
+/**
+ * vgpu_evict_flags() - where a BO goes when it is evicted from VRAM
+ * @tbo: the BO, reserved
+ * @placement: filled in; may point into @tbo's &vgpu_bo.evict_places
+ *
+ * TTM's evict_flags hook, and the placement the VRAM pool evicts a BO
+ * into (vgpu_bo_pool.c).
+ */
+void vgpu_evict_flags(struct ttm_buffer_object *tbo,
+		      struct ttm_placement *placement)
 {
 	static const struct ttm_place sys = { .mem_type = TTM_PL_SYSTEM };
 	static const struct ttm_place tt = { .mem_type = TTM_PL_TT };
@@ -257,7 +268,8 @@ static void vgpu_evict_flags(struct ttm_buffer_object *tbo,
 	placement->placement = &tt;
 	/*
 	 * Small BAR: a BO pushed out of the CPU-visible window goes to the
-	 * rest of VRAM if there is room there without evicting anything,
+	 * rest of VRAM if there is room there without evicting anything
+	 * (%TTM_PL_FLAG_DESIRED: the VRAM manager makes no room for it),
 	 * else to system memory.  A BO larger than the rest of VRAM is not
 	 * offered it: the VRAM manager refuses what can never fit with
 	 * -E2BIG, which TTM treats as final, not as "try the next place".
@@ -269,6 +281,7 @@ static void vgpu_evict_flags(struct ttm_buffer_object *tbo,
 		bo->evict_places[0] = (struct ttm_place){
 			.mem_type = TTM_PL_VRAM,
 			.fpfn = vdev->visible_size >> PAGE_SHIFT,
+			.flags = TTM_PL_FLAG_DESIRED,
 		};
 		bo->evict_places[1] = (struct ttm_place){
 			.mem_type = TTM_PL_TT, .flags = TTM_PL_FLAG_FALLBACK,
@@ -278,10 +291,17 @@ static void vgpu_evict_flags(struct ttm_buffer_object *tbo,
 	}
 }
 
+/*
+ * TTM's eviction walk never picks a VRAM victim: the VRAM pool does, by
+ * the eviction policy ("The VRAM pool").  TTM still evicts TT BOs when
+ * TT is full, and swaps them out.
+ */
 static bool vgpu_eviction_valuable(struct ttm_buffer_object *tbo,
 				   const struct ttm_place *place)
 {
 	if (tbo->type == ttm_bo_type_kernel)
+		return false;
+	if (place->mem_type == TTM_PL_VRAM)
 		return false;
 	/* A pageable BO's pages stay put while VRAM chunks use them. */
 	if (vgpu_chunk_bo_busy(to_vgpu_bo(tbo)))
@@ -466,7 +486,10 @@ static int vgpu_bo_move(struct ttm_buffer_object *tbo, bool evict,
 		return ret;
 	vgpu_bo_move_notify(tbo, new_mem);
 	ttm_bo_move_sync_cleanup(tbo, new_mem);
-	vgpu_bo_account_move(vdev, tbo, evict, has_data ? old_type : -1, new_type);
+	vgpu_bo_account_move(vdev, tbo, evict || to_vgpu_bo(tbo)->pool_evicting,
+			     has_data ? old_type : -1, new_type);
+	if (new_type == TTM_PL_VRAM && tbo->type != ttm_bo_type_kernel)
+		vgpu_bo_pool_moved_in(to_vgpu_bo(tbo));
 	return 0;
 }
 
@@ -618,9 +641,12 @@ int vgpu_ttm_init(struct vgpu_device *vdev)
 		goto err_iounmap;
 	}
 
-	ret = vgpu_vram_mgr_init(vdev);
+	ret = vgpu_pool_init(vdev);
 	if (ret)
 		goto err_device_fini;
+	ret = vgpu_vram_mgr_init(vdev);
+	if (ret)
+		goto err_pool_fini;
 
 	/* TT: as much as the guest has; TTM swaps out beyond its own limit. */
 	man->use_tt = true;
@@ -631,6 +657,8 @@ int vgpu_ttm_init(struct vgpu_device *vdev)
 	ttm_resource_manager_set_used(man, true);
 	return 0;
 
+err_pool_fini:
+	vgpu_pool_fini(vdev);
 err_device_fini:
 	ttm_device_fini(&vdev->ttm);
 err_iounmap:
@@ -652,6 +680,7 @@ void vgpu_ttm_fini(struct vgpu_device *vdev)
 	ttm_set_driver_manager(&vdev->ttm, TTM_PL_TT, NULL);
 
 	vgpu_vram_mgr_fini(vdev);
+	vgpu_pool_fini(vdev);
 	ttm_device_fini(&vdev->ttm);
 	iounmap(vdev->vram_cpu);
 }

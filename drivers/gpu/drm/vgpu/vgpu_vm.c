@@ -23,6 +23,7 @@
 #include "vgpu_file.h"
 #include "vgpu_ioctl.h"
 #include "vgpu_job.h"
+#include "vgpu_pool.h"
 #include "vgpu_pt.h"
 #include "vgpu_queue.h"
 #include "vgpu_stats.h"
@@ -75,7 +76,7 @@ MODULE_PARM_DESC(vm_max_pt_kib,
  * chunks (vgpu_chunk_unmapped()), so that a chunk written through that
  * mapping is still copied back when it is evicted.
  *
- * Lock order: &vgpu_vm.lock, BO reservations (drm_exec), &vgpu_paging.lock
+ * Lock order: &vgpu_vm.lock, BO reservations (drm_exec), &vgpu_pool.lock
  * (unmapping pageable memory), a BO's gpuva_lock, &vgpu_vm.pt_lock,
  * &vgpu_ctx_mgr.lock, &vgpu_tlb.lock.
  */
@@ -235,7 +236,7 @@ int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
  * cleared go to the BO's chunks (vgpu_chunk_unmapped()).  The TLB is
  * flushed before the call returns.
  *
- * Context: &vgpu_paging.lock held; takes &vgpu_vm.pt_lock.
+ * Context: &vgpu_pool.lock held; takes &vgpu_vm.pt_lock.
  * Return: 0, -ENOENT if the VM has no page tables, or -ENXIO if @tbo's
  * pages are not reachable.
  */
@@ -276,7 +277,7 @@ int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
  * the memory and the dirty bits it set are final.  They go to the BO's
  * chunks (vgpu_chunk_unmapped()).
  *
- * Context: &vgpu_paging.lock held; takes &vgpu_vm.pt_lock.
+ * Context: &vgpu_pool.lock held; takes &vgpu_vm.pt_lock.
  * Return: the OR of the ACCESSED / DIRTY bits cleared.
  */
 u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
@@ -406,7 +407,7 @@ static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
  * memory take note of the device's dirty bits in what is cleared.
  *
  * Context: &vgpu_vm.pt_lock held, and for pageable memory
- * &vgpu_paging.lock (vgpu_vm_paging_lock()).
+ * &vgpu_pool.lock (vgpu_vm_paging_lock()).
  */
 static void vgpu_vm_pt_unmap_va_locked(struct vgpu_vm *vm,
 				       struct vgpu_pt_update *up,
@@ -425,13 +426,13 @@ static void vgpu_vm_pt_unmap_va_locked(struct vgpu_vm *vm,
 static void vgpu_vm_paging_lock(struct vgpu_vm *vm, struct vgpu_bo *bo)
 {
 	if (bo->chunks)
-		mutex_lock(&vm->vdev->paging.lock);
+		vgpu_pool_lock(&vm->vdev->pool);
 }
 
 static void vgpu_vm_paging_unlock(struct vgpu_vm *vm, struct vgpu_bo *bo)
 {
 	if (bo->chunks)
-		mutex_unlock(&vm->vdev->paging.lock);
+		vgpu_pool_unlock(&vm->vdev->pool);
 }
 
 static void vgpu_vm_vma_forget_locked(struct vgpu_vm *vm, struct vgpu_vma *vma)

@@ -76,7 +76,7 @@ struct vgpu_vma {
  * @engine_ns: busy time per hardware queue, ns (fdinfo drm-engine-*;
  *	vgpu_fdinfo_engine_charge()).
  * @prefetch: the VM's fault-stream detector (vgpu_prefetch.c), protected
- *	by &vgpu_paging.lock.
+ *	by &vgpu_pool.lock.
  * @entity_lock: protects @entities creation.
  * @entities: scheduler entity per exec queue, created on first use.
  * @link: in &vgpu_device.vms (user VMs).

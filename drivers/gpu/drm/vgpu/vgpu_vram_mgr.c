@@ -12,7 +12,9 @@
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_placement.h>
 
+#include "vgpu_bo.h"
 #include "vgpu_drv.h"
+#include "vgpu_pool.h"
 #include "vgpu_vram_mgr.h"
 
 /**
@@ -31,8 +33,19 @@
  *
  * A placement whose ``lpfn`` is the visible size keeps the BO inside the
  * CPU-visible window (BAR 2); the manager counts what is left there
- * (``visible_avail``) so that TTM evicts rather than failing when the
+ * (``visible_avail``) so that it makes room rather than failing when the
  * window is full but VRAM is not.
+ *
+ * **Making room.**  When an allocation does not fit, the manager itself
+ * asks the VRAM pool to evict the coldest unit that holds VRAM in the
+ * allocation's range (vgpu_pool_make_room_locked(), "The VRAM pool") and
+ * retries, until it fits or no unit can go; then it fails with -ENOSPC
+ * and TTM tries the BO's next placement (TTM's own eviction walk finds
+ * nothing to evict in VRAM, see vgpu_eviction_valuable()).  A place
+ * marked %TTM_PL_FLAG_DESIRED is taken only if it fits without evicting.
+ * Every user BO's VRAM resource is a unit of the pool (kind
+ * %VGPU_POOL_BO), attached at allocation and detached at free; kernel BOs
+ * are pinned and are not.
  *
  * Statistics (used, kernel-internal, visible, allocations, failures, peak)
  * are kept under the manager's lock and reported by the QUERY ioctl; at
@@ -82,20 +95,106 @@ static bool vgpu_vram_blocks_contiguous(struct vgpu_vram_mgr *mgr,
 	return true;
 }
 
+/* The buddy allocation itself; -ENOSPC when it does not fit. */
+static int vgpu_vram_mgr_try(struct vgpu_vram_mgr *mgr,
+			     struct vgpu_vram_res *vres, u64 fpfn, u64 lpfn,
+			     u64 min_block)
+{
+	u64 size = vres->base.size;
+	int ret;
+
+	mutex_lock(&mgr->lock);
+	if (lpfn <= mgr->visible_size >> PAGE_SHIFT &&
+	    size > mgr->visible_avail) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	ret = gpu_buddy_alloc_blocks(&mgr->mm, fpfn << PAGE_SHIFT,
+				     lpfn << PAGE_SHIFT, size, min_block,
+				     &vres->blocks, vres->flags);
+	if (ret)
+		goto out;
+	vres->used_visible = vgpu_vram_blocks_visible(mgr, &vres->blocks);
+	mgr->visible_avail -= vres->used_visible;
+	if (vres->kernel)
+		mgr->kernel_used += size;
+	if (vres->flags & GPU_BUDDY_CONTIGUOUS_ALLOCATION)
+		mgr->contiguous++;
+	mgr->allocs++;
+	mgr->peak_used = max(mgr->peak_used, mgr->mm.size - mgr->mm.avail);
+out:
+	mutex_unlock(&mgr->lock);
+	return ret == -ENOMEM ? -ENOMEM : ret ? -ENOSPC : 0;
+}
+
+static void vgpu_vram_mgr_count_failure(struct vgpu_vram_mgr *mgr)
+{
+	mutex_lock(&mgr->lock);
+	mgr->failures++;
+	mutex_unlock(&mgr->lock);
+}
+
+/*
+ * Allocates, making room in the pool while it does not fit, and attaches
+ * a user BO's resource to the BO's pool unit.
+ */
+static int vgpu_vram_mgr_alloc_pooled(struct vgpu_device *vdev,
+				      struct vgpu_vram_res *vres,
+				      struct ttm_buffer_object *tbo,
+				      const struct ttm_place *place,
+				      u64 lpfn, u64 min_block)
+{
+	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
+	struct vgpu_pool *pool = &vdev->pool;
+	bool may_evict = !(place->flags & TTM_PL_FLAG_DESIRED);
+	u64 start = (u64)place->fpfn << PAGE_SHIFT, end = lpfn << PAGE_SHIFT;
+	bool locked = false;
+	int ret;
+
+	ret = vgpu_vram_mgr_try(mgr, vres, place->fpfn, lpfn, min_block);
+	if (ret == -ENOSPC) {
+		vgpu_vram_mgr_count_failure(mgr);
+		if (may_evict) {
+			locked = vgpu_pool_lock_unless_held(pool);
+			/* Outside of a batch: the units found now may go. */
+			if (locked)
+				vgpu_pool_begin_locked(pool);
+			do {
+				/* Nothing could go: TTM tries the next place. */
+				if (vgpu_pool_make_room_locked(pool, start, end)) {
+					ret = -ENOSPC;
+					break;
+				}
+				ret = vgpu_vram_mgr_try(mgr, vres, place->fpfn,
+							lpfn, min_block);
+			} while (ret == -ENOSPC);
+		}
+	}
+	if (!ret && !vres->kernel) {
+		if (!locked)
+			locked = vgpu_pool_lock_unless_held(pool);
+		vgpu_bo_vram_attach(to_vgpu_bo(tbo), vres);
+	}
+	if (locked)
+		vgpu_pool_unlock(pool);
+	return ret;
+}
+
 static int vgpu_vram_mgr_alloc(struct ttm_resource_manager *man,
 			       struct ttm_buffer_object *tbo,
 			       const struct ttm_place *place,
 			       struct ttm_resource **res)
 {
 	struct vgpu_vram_mgr *mgr = to_vgpu_vram_mgr(man);
+	struct vgpu_device *vdev = container_of(mgr, struct vgpu_device, vram_mgr);
 	unsigned long lpfn = place->lpfn;
 	struct vgpu_vram_res *vres;
-	u64 size, min_block, used;
+	u64 size, min_block;
 	int ret;
 
 	if (!lpfn || lpfn > man->size >> PAGE_SHIFT)
 		lpfn = man->size >> PAGE_SHIFT;
-	/* Do not make TTM evict for what can never fit. */
+	/* Do not make room for what can never fit. */
 	if (tbo->base.size >> PAGE_SHIFT > lpfn - place->fpfn)
 		return -E2BIG;
 
@@ -104,12 +203,15 @@ static int vgpu_vram_mgr_alloc(struct ttm_resource_manager *man,
 		return -ENOMEM;
 	ttm_resource_init(tbo, place, &vres->base);
 	INIT_LIST_HEAD(&vres->blocks);
+	INIT_LIST_HEAD(&vres->bo_link);
 	vres->kernel = tbo->type == ttm_bo_type_kernel;
 
 	if (place->flags & TTM_PL_FLAG_TOPDOWN)
 		vres->flags |= GPU_BUDDY_TOPDOWN_ALLOCATION;
 	if (place->fpfn || lpfn != man->size >> PAGE_SHIFT)
 		vres->flags |= GPU_BUDDY_RANGE_ALLOCATION;
+	if (place->flags & TTM_PL_FLAG_CONTIGUOUS)
+		vres->flags |= GPU_BUDDY_CONTIGUOUS_ALLOCATION;
 
 	size = vres->base.size;
 	min_block = max_t(u64, (u64)tbo->page_alignment << PAGE_SHIFT, SZ_4K);
@@ -118,34 +220,9 @@ static int vgpu_vram_mgr_alloc(struct ttm_resource_manager *man,
 		goto err_fini;
 	}
 
-	mutex_lock(&mgr->lock);
-	if (lpfn <= mgr->visible_size >> PAGE_SHIFT &&
-	    size > mgr->visible_avail) {
-		ret = -ENOSPC;
-		goto err_unlock;
-	}
-
-	if (place->flags & TTM_PL_FLAG_CONTIGUOUS) {
-		vres->flags |= GPU_BUDDY_CONTIGUOUS_ALLOCATION;
-		mgr->contiguous++;
-	}
-
-	ret = gpu_buddy_alloc_blocks(&mgr->mm, (u64)place->fpfn << PAGE_SHIFT,
-				     (u64)lpfn << PAGE_SHIFT, size, min_block,
-				     &vres->blocks, vres->flags);
-	if (ret) {
-		mgr->failures++;
-		goto err_unlock;
-	}
-
-	vres->used_visible = vgpu_vram_blocks_visible(mgr, &vres->blocks);
-	mgr->visible_avail -= vres->used_visible;
-	if (vres->kernel)
-		mgr->kernel_used += size;
-	mgr->allocs++;
-	used = mgr->mm.size - mgr->mm.avail;
-	mgr->peak_used = max(mgr->peak_used, used);
-	mutex_unlock(&mgr->lock);
+	ret = vgpu_vram_mgr_alloc_pooled(vdev, vres, tbo, place, lpfn, min_block);
+	if (ret)
+		goto err_fini;
 
 	if (vgpu_vram_blocks_contiguous(mgr, &vres->blocks)) {
 		struct gpu_buddy_block *first =
@@ -161,8 +238,6 @@ static int vgpu_vram_mgr_alloc(struct ttm_resource_manager *man,
 	*res = &vres->base;
 	return 0;
 
-err_unlock:
-	mutex_unlock(&mgr->lock);
 err_fini:
 	ttm_resource_fini(man, &vres->base);
 	kfree(vres);
@@ -173,7 +248,16 @@ static void vgpu_vram_mgr_free(struct ttm_resource_manager *man,
 			       struct ttm_resource *res)
 {
 	struct vgpu_vram_mgr *mgr = to_vgpu_vram_mgr(man);
+	struct vgpu_device *vdev = container_of(mgr, struct vgpu_device, vram_mgr);
 	struct vgpu_vram_res *vres = to_vgpu_vram_res(res);
+
+	if (vres->bo) {
+		bool locked = vgpu_pool_lock_unless_held(&vdev->pool);
+
+		vgpu_bo_vram_detach(vres->bo, vres);
+		if (locked)
+			vgpu_pool_unlock(&vdev->pool);
+	}
 
 	mutex_lock(&mgr->lock);
 	gpu_buddy_free_list(&mgr->mm, &vres->blocks, 0);
@@ -398,24 +482,10 @@ void vgpu_vram_cursor_next(struct vgpu_vram_cursor *cur, u64 size)
 	}
 }
 
-/**
- * vgpu_vram_mgr_alloc_chunk() - VRAM for one demand-paging chunk
- * @vdev: vgpu device
- * @size: chunk size, a power of two of at least 4 KiB
- * @offset: set to the VRAM offset of the chunk
- *
- * Chunks come from the same buddy allocator as TTM's VRAM resources, as
- * one naturally aligned block (so a 2 MiB chunk is one 2 MiB leaf and one
- * access counter), allocated top-down to leave the CPU-visible window to
- * BOs the CPU maps.  TTM does not see chunks: they are evicted by the
- * paging code alone (vgpu_chunk.c), never by TTM.
- *
- * Return: the block, or an ERR_PTR(): -ENOSPC when VRAM is full.
- */
-struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
-						  u64 size, u64 *offset)
+/* One naturally aligned block of @size, top-down; -ENOSPC if none is free. */
+static struct gpu_buddy_block *
+vgpu_vram_mgr_try_block(struct vgpu_vram_mgr *mgr, u64 size)
 {
-	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
 	struct gpu_buddy_block *block;
 	LIST_HEAD(blocks);
 	int ret;
@@ -424,6 +494,7 @@ struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
 	ret = gpu_buddy_alloc_blocks(&mgr->mm, 0, mgr->mm.size, size, size,
 				     &blocks, GPU_BUDDY_TOPDOWN_ALLOCATION);
 	if (ret) {
+		mgr->failures++;
 		mutex_unlock(&mgr->lock);
 		return ERR_PTR(ret == -ENOMEM ? -ENOMEM : -ENOSPC);
 	}
@@ -434,6 +505,44 @@ struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
 	mgr->allocs++;
 	mgr->peak_used = max(mgr->peak_used, mgr->mm.size - mgr->mm.avail);
 	mutex_unlock(&mgr->lock);
+	return block;
+}
+
+/**
+ * vgpu_vram_mgr_alloc_chunk() - VRAM for one demand-paging chunk
+ * @vdev: vgpu device
+ * @size: chunk size, a power of two of at least 4 KiB
+ * @offset: set to the VRAM offset of the chunk
+ *
+ * Chunks come from the same buddy allocator as TTM's VRAM resources, as
+ * one naturally aligned block (so a 2 MiB chunk is one 2 MiB leaf and one
+ * access counter), allocated top-down to leave the CPU-visible window to
+ * BOs the CPU maps.  When VRAM is full, the pool evicts its coldest unit
+ * (a chunk or an ordinary BO, "The VRAM pool") and the allocation is
+ * retried.
+ *
+ * Context: the pool lock held.
+ * Return: the block, or an ERR_PTR(): -ENOSPC when nothing could be
+ * evicted.
+ */
+struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
+						  u64 size, u64 *offset)
+{
+	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
+	struct gpu_buddy_block *block;
+	int ret;
+
+	lockdep_assert_held(&vdev->pool.lock);
+	for (;;) {
+		block = vgpu_vram_mgr_try_block(mgr, size);
+		if (!IS_ERR(block))
+			break;
+		if (PTR_ERR(block) != -ENOSPC)
+			return block;
+		ret = vgpu_pool_make_room_locked(&vdev->pool, 0, mgr->mm.size);
+		if (ret)
+			return ERR_PTR(ret);
+	}
 	*offset = gpu_buddy_block_offset(block);
 	return block;
 }
@@ -453,4 +562,28 @@ void vgpu_vram_mgr_free_chunk(struct vgpu_device *vdev,
 	mgr->chunk_used -= gpu_buddy_block_size(&mgr->mm, block);
 	gpu_buddy_free_block(&mgr->mm, block);
 	mutex_unlock(&mgr->lock);
+}
+
+/**
+ * vgpu_vram_res_intersects() - does a resource hold VRAM in a range?
+ * @vdev: vgpu device
+ * @res: a %TTM_PL_VRAM resource
+ * @start: VRAM offset
+ * @end: end of the range (exclusive)
+ *
+ * Return: true if a block of @res overlaps [@start, @end).
+ */
+bool vgpu_vram_res_intersects(struct vgpu_device *vdev, struct ttm_resource *res,
+			      u64 start, u64 end)
+{
+	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
+	struct gpu_buddy_block *block;
+
+	list_for_each_entry(block, &to_vgpu_vram_res(res)->blocks, link) {
+		u64 s = gpu_buddy_block_offset(block);
+
+		if (s < end && s + gpu_buddy_block_size(&mgr->mm, block) > start)
+			return true;
+	}
+	return false;
 }

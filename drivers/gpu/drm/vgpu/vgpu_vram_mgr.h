@@ -50,6 +50,8 @@ void vgpu_vram_mgr_free_chunk(struct vgpu_device *vdev,
 			      struct gpu_buddy_block *block);
 
 bool vgpu_vram_res_visible(struct vgpu_device *vdev, struct ttm_resource *res);
+bool vgpu_vram_res_intersects(struct vgpu_device *vdev, struct ttm_resource *res,
+			      u64 start, u64 end);
 
 /**
  * struct vgpu_vram_cursor - walks the VRAM backing of a resource in BO order

@@ -11,6 +11,8 @@
 
 #include <drm/ttm/ttm_resource.h>
 
+struct vgpu_bo;
+
 /**
  * struct vgpu_vram_mgr - TTM resource manager for VRAM, on the buddy allocator
  * @manager: TTM resource manager, embedded; registered as %TTM_PL_VRAM.
@@ -21,7 +23,8 @@
  * @kernel_used: bytes held by kernel-internal BOs (page tables, rings).
  * @chunk_used: bytes held by demand-paging chunks (vgpu_chunk.c).
  * @allocs: successful allocations.
- * @failures: allocations refused for lack of space (before eviction retries).
+ * @failures: allocation attempts that did not fit (each is followed by
+ *	making room in the pool, or by TTM trying another placement).
  * @contiguous: allocations that asked for one contiguous run.
  * @peak_used: highest @mm.size - @mm.avail seen.
  */
@@ -47,6 +50,9 @@ struct vgpu_vram_mgr {
  * @flags: GPU_BUDDY_* flags the blocks were allocated with.
  * @used_visible: bytes of @blocks inside the CPU-visible window.
  * @kernel: the allocation belongs to a kernel-internal BO.
+ * @bo: the user BO whose pool unit this resource is part of (NULL for
+ *	kernel BOs); under the pool lock.
+ * @bo_link: in that BO's &vgpu_bo.vram_res.
  */
 struct vgpu_vram_res {
 	struct ttm_resource base;
@@ -54,6 +60,8 @@ struct vgpu_vram_res {
 	unsigned long flags;
 	u64 used_visible;
 	bool kernel;
+	struct vgpu_bo *bo;
+	struct list_head bo_link;
 };
 
 #endif /* __VGPU_VRAM_MGR_TYPES_H__ */

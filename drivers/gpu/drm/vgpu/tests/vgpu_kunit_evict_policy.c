@@ -22,7 +22,7 @@
 struct evict_test {
 	struct mutex lock;
 	struct vgpu_evict_lru lru;
-	struct vgpu_evict_chunk c[NCHUNKS];
+	struct vgpu_evict_unit c[NCHUNKS];
 };
 
 static int evict_test_init(struct kunit *test)
@@ -36,7 +36,7 @@ static int evict_test_init(struct kunit *test)
 	vgpu_evict_lru_init(&t->lru, &t->lock, &vgpu_evict_lru_ops,
 			    VGPU_EVICT_CRP_DEFAULT);
 	for (i = 0; i < NCHUNKS; i++)
-		vgpu_evict_chunk_init(&t->c[i]);
+		vgpu_evict_unit_init(&t->c[i]);
 	test->priv = t;
 	return 0;
 }
@@ -64,7 +64,7 @@ static void name(struct kunit *test)					\
 }									\
 static void name##_locked(struct kunit *test, struct evict_test *t)
 
-static int chunk_id(struct evict_test *t, struct vgpu_evict_chunk *c)
+static int chunk_id(struct evict_test *t, struct vgpu_evict_unit *c)
 {
 	return c ? (int)(c - t->c) : -1;
 }
@@ -72,7 +72,7 @@ static int chunk_id(struct evict_test *t, struct vgpu_evict_chunk *c)
 /* Checks the walk is sorted by the policy and visits every resident chunk. */
 static void expect_sorted(struct kunit *test, struct evict_test *t)
 {
-	struct vgpu_evict_chunk *c, *prev = NULL;
+	struct vgpu_evict_unit *c, *prev = NULL;
 	unsigned long n = 0;
 
 	vgpu_evict_for_each_coldest(&t->lru, c) {
@@ -104,12 +104,12 @@ static void vgpu_evict_policy_lookup_by_name(struct kunit *test)
  */
 static void vgpu_evict_policy_each_is_an_ordering(struct kunit *test)
 {
-	struct vgpu_evict_chunk c[12];
+	struct vgpu_evict_unit c[12];
 	unsigned int p, i, j, k;
 	u32 seed = 1;
 
 	for (i = 0; i < ARRAY_SIZE(c); i++) {
-		vgpu_evict_chunk_init(&c[i]);
+		vgpu_evict_unit_init(&c[i]);
 		seed = seed * 1103515245 + 12345;
 		c[i].last = (seed >> 16) % 4;
 		c[i].hist[0] = c[i].last;
@@ -166,7 +166,7 @@ EVICT_CASE(vgpu_evict_lru_order)
 /* Touches of one epoch count once; touching a non-resident chunk is history. */
 EVICT_CASE(vgpu_evict_touch_epochs)
 {
-	struct vgpu_evict_chunk *c = &t->c[0];
+	struct vgpu_evict_unit *c = &t->c[0];
 	u64 e;
 
 	vgpu_evict_lru_insert(&t->lru, c);
@@ -185,7 +185,7 @@ EVICT_CASE(vgpu_evict_touch_epochs)
 /* Samples within the correlated reference period extend one reference. */
 EVICT_CASE(vgpu_evict_correlated)
 {
-	struct vgpu_evict_chunk *c = &t->c[0];
+	struct vgpu_evict_unit *c = &t->c[0];
 	u64 first;
 	int i;
 
@@ -213,7 +213,7 @@ EVICT_CASE(vgpu_evict_correlated)
 /* LRU-2 evicts once-referenced chunks first, however recent. */
 EVICT_CASE(vgpu_evict_lru2_order)
 {
-	struct vgpu_evict_chunk *hot = &t->c[0], *scan = &t->c[1];
+	struct vgpu_evict_unit *hot = &t->c[0], *scan = &t->c[1];
 
 	vgpu_evict_lru_set_policy(&t->lru, &vgpu_evict_lru2_ops);
 	vgpu_evict_lru_insert(&t->lru, hot);
@@ -267,7 +267,7 @@ EVICT_CASE(vgpu_evict_switch)
 /* Access-counter totals become deltas; a reset counter starts over. */
 EVICT_CASE(vgpu_evict_counter_sample)
 {
-	struct vgpu_evict_chunk *c = &t->c[0];
+	struct vgpu_evict_unit *c = &t->c[0];
 
 	vgpu_evict_lru_insert(&t->lru, c);
 	vgpu_evict_lru_advance(&t->lru);
@@ -310,7 +310,7 @@ static unsigned int simulate(struct kunit *test, struct evict_test *t,
 
 	vgpu_evict_lru_init(&t->lru, &t->lock, ops, VGPU_EVICT_CRP_DEFAULT);
 	for (i = 0; i < NCHUNKS; i++)
-		vgpu_evict_chunk_init(&t->c[i]);
+		vgpu_evict_unit_init(&t->c[i]);
 
 	for (round = 0; round < 40; round++) {
 		unsigned int ref[HOT + SCAN], n = 0;
@@ -321,7 +321,7 @@ static unsigned int simulate(struct kunit *test, struct evict_test *t,
 			ref[n++] = HOT + (next_scan++ % (NCHUNKS - HOT));
 
 		for (i = 0; i < n; i++) {
-			struct vgpu_evict_chunk *c = &t->c[ref[i]];
+			struct vgpu_evict_unit *c = &t->c[ref[i]];
 
 			refs++;
 			if (c->resident) {

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Helpers shared by the demand-paging suites (vgpu_paging_test.c,
+ * vgpu_pool_test.c): data patterns, TOUCH jobs and what they leave,
+ * QUERY_PAGING.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#ifndef VGPU_TEST_PAGING_H
+#define VGPU_TEST_PAGING_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "libvgpu.h"
+
+/* The qword @i of a buffer filled with pattern @seed. */
+static inline uint64_t pattern(uint64_t seed, uint64_t i)
+{
+	return (seed + i) * 0x9e3779b97f4a7c15ull;
+}
+
+/* TOUCH, run to completion (two minutes at most). */
+static inline int touch_run(struct vgpu_dev *dev, uint32_t queue, uint32_t pat,
+			    uint32_t access, uint64_t va, uint64_t size,
+			    uint32_t stride, uint32_t count, uint32_t seed)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_touch(&cmd, pat, access, va, size, stride, count, seed, 1);
+	ret = vgpu_run(dev, queue, &cmd, 120 * 1000000000ll);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+/*
+ * Expected first qwords after random RMW TOUCHes: the device's xorshift64*
+ * generator, replayed on the CPU.
+ */
+static inline void rmw_expect(uint64_t *cnt, uint64_t lines, uint32_t seed,
+			      uint32_t count)
+{
+	uint64_t x = seed ? seed : 0x9e3779b97f4a7c15ull;
+	uint32_t i;
+
+	for (i = 0; i < count; i++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		cnt[(x * 0x2545f4914f6cdd1dull) % lines]++;
+	}
+}
+
+/* QUERY_PAGING of the file's VM into a zeroed @pg. */
+static inline int paging(struct vgpu_dev *dev, struct drm_vgpu_query_paging *pg)
+{
+	memset(pg, 0, sizeof(*pg));
+	return vgpu_query_paging(dev, pg);
+}
+
+#endif /* VGPU_TEST_PAGING_H */
