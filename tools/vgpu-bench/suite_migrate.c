@@ -5,7 +5,10 @@
  *
  *  - memcpy: the CPU copies the buffer (both sides touched beforehand);
  *  - prefetch_to_vram / prefetch_to_system: PREFETCH of a pageable buffer
- *    (chunks copied by the device's copy engine);
+ *    (chunks copied by the device's copy engine), the GPU having written
+ *    every chunk before it goes home;
+ *  - prefetch_clean_to_system: PREFETCH home of chunks the GPU only read:
+ *    the device's dirty bits say there is nothing to copy back;
  *  - fault_migrate: the GPU reads one line per 2 MiB chunk of a pageable
  *    buffer, prefetch off: one fault and one migration per chunk;
  *  - fault_migrate_prefetch: the same with automatic prefetch on.
@@ -116,6 +119,19 @@ static struct report *run(const struct bench_opts *o)
 		t = bench_now() - t0;
 		if (!ret)
 			ret = row(r, "prefetch_to_vram", moved, t, mrate, 0);
+		if (!ret) {
+			t0 = bench_now();
+			ret = vgpu_prefetch(&dev, b.va, size, VGPU_PLACE_SYSTEM, &moved);
+			t = bench_now() - t0;
+		}
+		if (!ret)
+			ret = row(r, "prefetch_clean_to_system", moved, t, mrate, 0);
+		/* Back in, written by the GPU: now every chunk is copied home. */
+		if (!ret)
+			ret = vgpu_prefetch(&dev, b.va, size, VGPU_PLACE_VRAM, &moved);
+		if (!ret)
+			ret = bench_touch(&dev, 0, VGPU_TOUCH_SEQUENTIAL,
+					  VGPU_TOUCH_WRITE, b.va, size, 0, 0, 1);
 		if (!ret) {
 			t0 = bench_now();
 			ret = vgpu_prefetch(&dev, b.va, size, VGPU_PLACE_SYSTEM, &moved);
