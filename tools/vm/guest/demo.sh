@@ -116,3 +116,19 @@ say "   device totals: $(ctr evictions) evictions, $(( $(ctr bytes_to_vram) >> 2
 say "   TLB: $(ctr tlb_l1_hits) L1 hits, $(ctr tlb_l1_misses) L1 misses, $(ctr pt_walks) page-table walks;" \
     "strict-mode violations: $(( $(ctr strict_stale) + $(ctr strict_bad_context) ))"
 say "   the sweep ($(($(wc -l < $csv) - 1)) runs) is in oversub.csv"
+
+# ---- 5b. one VRAM pool --------------------------------------------------------
+say
+say "== 5b. One VRAM pool: ordinary BOs and pageable memory compete under one eviction order"
+vgpu-bench --quick --csv /out mixed > /tmp/mixed.txt 2>&1 || {
+	say "demo: the mixed workload failed:" >&2
+	tail -n 20 /tmp/mixed.txt >&2
+	exit 1
+}
+awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{ printf "   %-5s %4d%% of VRAM: %3d BOs and %3d chunks evicted by the pool, %4d MiB moved, VRAM hit ratio %.2f\n",
+		$col["policy"], $col["oversub_pct"], $col["bo_evictions"], $col["chunk_evictions"],
+		$col["bytes_moved"] / 1048576, $col["vram_hit_ratio"] }' /out/mixed.csv
+say "   pool counters: $(ctr pool_evictions_bo) BO and $(ctr pool_evictions_chunk) chunk evictions," \
+    "$(ctr pool_make_room) victim searches, $(ctr pool_no_victim) without a victim"
