@@ -972,7 +972,11 @@ struct drm_vgpu_prefetch {
  *	a choice.  The BOs behind the range that may live there are moved
  *	there at once, as by PREFETCH.  @value 0 clears the hint.
  * @DRM_VGPU_ADVICE_READ_MOSTLY: @value 1 or 0: the range is rarely
- *	written.
+ *	written.  Pageable memory the GPU reads is then duplicated: a VRAM
+ *	copy beside the system pages, both valid, the GPU mapping the one
+ *	and the CPU the other read-only, and evicted without a copy back.
+ *	A write collapses the copies (a GPU write keeps the VRAM copy, a CPU
+ *	write the system pages), as does @value 0; no write is lost.
  * @DRM_VGPU_ADVICE_ACCESSED_BY: @value is a mask of
  *	``DRM_VGPU_ACCESSOR_*``: with %DRM_VGPU_ACCESSOR_GPU the GPU should
  *	keep a mapping of the range wherever it lives, rather than fault on

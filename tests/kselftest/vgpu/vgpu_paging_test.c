@@ -10,7 +10,10 @@
  * longer than the job timeout, running out of memory; and coherence: a
  * CPU touch moves one chunk, CPU stores racing migrations and writes
  * through a second mapping (same VM or another process) are never lost,
- * and ptrace sees and writes what the GPU does.
+ * and ptrace sees and writes what the GPU does; READ_MOSTLY duplication
+ * (two VMs and the CPU read one chunk, duplicated once, evicted without
+ * a copy back) and its collapse by a GPU write, a CPU write, and a CPU
+ * writer racing GPU readers.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -1532,6 +1535,220 @@ TEST_F(pageable, writes_from_two_processes_survive)
 	if (geteuid())
 		SKIP(return, "needs root to write sysfs");
 	two_maps_all(_metadata, &self->dev, true);
+}
+
+/* counters/<name> of the device, or ~0 when it cannot be read. */
+static uint64_t dev_counter(struct vgpu_dev *dev, const char *name)
+{
+	char file[64], path[256];
+
+	snprintf(file, sizeof(file), "counters/%s", name);
+	sysfs_path(dev, file, path, sizeof(path));
+	return vgpu_test_read_u64(path);
+}
+
+/*
+ * A READ_MOSTLY pageable BO of @size at PVA, filled by the CPU with
+ * pattern(@seed), shared with another process that maps its first chunk
+ * at PVA + 64 MiB (side A); a result BO at PVA - 2 MiB.
+ */
+struct rm {
+	struct vgpu_dev *dev;
+	uint64_t size, *p, *res;
+	uint32_t h, rh;
+	struct side a;
+	struct remote_a r;
+	struct vgpu_cmd cmd;
+};
+
+static void rm_setup(struct __test_metadata *_metadata, struct rm *rm,
+		     struct vgpu_dev *dev, uint64_t size, uint64_t seed)
+{
+	struct drm_vgpu_query_paging pg;
+	uint64_t i;
+	int dmabuf;
+
+	rm->dev = dev;
+	rm->size = size;
+	rm->a = (struct side){ dev, PVA + 64 * MiB };
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, paging(dev, &pg));
+	ASSERT_EQ(2 * MiB, pg.chunk_size);	/* side A maps one chunk */
+	ASSERT_EQ(0, vgpu_bo_create_pageable(dev, size, &rm->h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(dev, rm->h, size, (void **)&rm->p));
+	for (i = 0; i < size / 8; i++)
+		rm->p[i] = pattern(seed, i);
+	ASSERT_EQ(0, vgpu_vm_map(dev, rm->h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_bo_create(dev, 4096, VGPU_PLACE_SYSTEM, 0, &rm->rh));
+	ASSERT_EQ(0, vgpu_bo_map(dev, rm->rh, 4096, (void **)&rm->res));
+	ASSERT_EQ(0, vgpu_vm_map(dev, rm->rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_bo_export(dev, rm->h, &dmabuf));
+	ASSERT_EQ(0, start_remote_a(&rm->r, dmabuf, rm->a.va));
+	close(dmabuf);
+	ASSERT_EQ(0, vgpu_advise(dev, PVA, size, DRM_VGPU_ADVICE_READ_MOSTLY, 1));
+	vgpu_cmd_init(&rm->cmd);
+}
+
+/* The GPU reads the whole BO in this VM: the checksum of what it read. */
+static uint64_t rm_gpu_sum(struct __test_metadata *_metadata, struct rm *rm)
+{
+	vgpu_cmd_reset(&rm->cmd);
+	vgpu_cmd_checksum(&rm->cmd, PVA, rm->size, PVA - 2 * MiB);
+	EXPECT_EQ(0, vgpu_run(rm->dev, 0, &rm->cmd, 60 * SEC));
+	return rm->res[0];
+}
+
+static void rm_teardown(struct __test_metadata *_metadata, struct rm *rm)
+{
+	EXPECT_EQ(0, stop_remote_a(&rm->r));
+	vgpu_cmd_fini(&rm->cmd);
+	vgpu_bo_unmap(rm->p, rm->size);
+	vgpu_bo_unmap(rm->res, 4096);
+	EXPECT_EQ(0, vgpu_bo_close(rm->dev, rm->h));
+	EXPECT_EQ(0, vgpu_bo_close(rm->dev, rm->rh));
+}
+
+/*
+ * READ_MOSTLY: the GPU's reads, from two VMs in two processes, and the
+ * CPU's see the same data; the chunk is duplicated once (the CPU's reads
+ * do not send it home, the GPU's do not fault again), and evicting it
+ * copies nothing back.
+ */
+TEST_F(pageable, read_mostly_duplicates)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t dups, moved, want;
+	struct rm rm;
+
+	rm_setup(_metadata, &rm, &self->dev, 2 * MiB, 21);
+	dups = dev_counter(&self->dev, "read_mostly_dups");
+	EXPECT_NE(~0ull, dups);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	want = vgpu_fnv1a64(rm.p, rm.size);
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, run_a(&rm.a, &rm.r, A_READ));
+	/* The CPU reads its pages while the VRAM copy stays. */
+	EXPECT_EQ(want, vgpu_fnv1a64(rm.p, rm.size));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.evictions, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.bytes_to_vram + rm.size, pg.vm.bytes_to_vram);
+	EXPECT_EQ(dups + 1, dev_counter(&self->dev, "read_mostly_dups"));
+	/* Still mapped for the GPU: no fault. */
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(pg.vm.faults, pg0.vm.faults);
+	/* Eviction: both copies valid, nothing to copy back. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, rm.size, VGPU_PLACE_SYSTEM, &moved));
+	EXPECT_EQ(rm.size, moved);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.evictions + 1, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.bytes_to_system, pg.vm.bytes_to_system);
+	EXPECT_EQ(pg0.device.bytes_to_system, pg.device.bytes_to_system);
+	EXPECT_EQ(want, vgpu_fnv1a64(rm.p, rm.size));
+	rm_teardown(_metadata, &rm);
+}
+
+/*
+ * A GPU write collapses a duplicated chunk to its VRAM copy: the CPU,
+ * which had the system pages mapped read-only, then reads the GPU's data.
+ */
+TEST_F(pageable, read_mostly_gpu_write_collapses)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t col, i, bad = 0;
+	struct rm rm;
+
+	rm_setup(_metadata, &rm, &self->dev, 2 * MiB, 22);
+	EXPECT_EQ(vgpu_fnv1a64(rm.p, rm.size), rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, run_a(&rm.a, &rm.r, A_READ));
+	EXPECT_EQ(pattern(22, 5), rm.p[5]);	/* mapped by the CPU again */
+	col = dev_counter(&self->dev, "read_mostly_collapses");
+	EXPECT_NE(~0ull, col);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	/* Side A writes its first half, then this VM the second. */
+	ASSERT_EQ(0, run_a(&rm.a, &rm.r, A_FILL));
+	ASSERT_EQ(0, side_fill(&(struct side){ &self->dev, PVA }, MiB, MiB, 0x5a5a5a5a));
+	EXPECT_EQ(col + 1, dev_counter(&self->dev, "read_mostly_collapses"));
+	for (i = 0; i < rm.size / 8; i++)
+		bad += rm.p[i] != (i < MiB / 8 ? 0xaaaaaaaaaaaaaaaaull : 0x5a5a5a5a5a5a5a5aull);
+	EXPECT_EQ(0, bad);
+	/* The CPU's read took the written copy home. */
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.device.bytes_to_system + rm.size, pg.device.bytes_to_system);
+	rm_teardown(_metadata, &rm);
+}
+
+/*
+ * A CPU write collapses a duplicated chunk to its system pages: the VRAM
+ * copy goes without a copy back, and the GPU then reads the CPU's data.
+ */
+TEST_F(pageable, read_mostly_cpu_write_collapses)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t col, i, want;
+	struct rm rm;
+
+	rm_setup(_metadata, &rm, &self->dev, 2 * MiB, 23);
+	EXPECT_EQ(vgpu_fnv1a64(rm.p, rm.size), rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, run_a(&rm.a, &rm.r, A_READ));
+	EXPECT_EQ(pattern(23, 7), rm.p[7]);	/* a read-only CPU mapping */
+	col = dev_counter(&self->dev, "read_mostly_collapses");
+	EXPECT_NE(~0ull, col);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	for (i = 0; i < rm.size / 8; i++)
+		rm.p[i] = pattern(24, i);
+	want = vgpu_fnv1a64(rm.p, rm.size);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(col + 1, dev_counter(&self->dev, "read_mostly_collapses"));
+	EXPECT_EQ(pg0.device.bytes_to_system, pg.device.bytes_to_system);
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, run_a(&rm.a, &rm.r, A_READ));
+	EXPECT_EQ(want, vgpu_fnv1a64(rm.p, rm.size));
+	rm_teardown(_metadata, &rm);
+}
+
+/*
+ * A CPU thread stores counters into a READ_MOSTLY BO while the GPU reads
+ * it from two VMs and PREFETCH duplicates it again and again: no store
+ * is lost, and the GPU reads the last round.
+ */
+TEST_F(pageable, read_mostly_cpu_writer_gpu_readers)
+{
+	struct cpu_writer w = { 0 };
+	struct timespec t0, t;
+	uint64_t dups, moved, i, bad = 0;
+	pthread_t thr;
+	int loops = 0;
+	struct rm rm;
+
+	rm_setup(_metadata, &rm, &self->dev, 4 * MiB, 0);
+	memset(rm.p, 0, rm.size);
+	dups = dev_counter(&self->dev, "read_mostly_dups");
+	EXPECT_NE(~0ull, dups);
+	w.p = rm.p;
+	w.n = rm.size / 8;
+	ASSERT_EQ(0, pthread_create(&thr, NULL, cpu_writer_main, &w));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		EXPECT_EQ(0, vgpu_prefetch(&self->dev, PVA, rm.size, VGPU_PLACE_VRAM, &moved));
+		rm_gpu_sum(_metadata, &rm);
+		EXPECT_EQ(0, run_a(&rm.a, &rm.r, A_READ));
+		loops++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 4 || w.rounds < 3);
+	w.stop = 1;
+	pthread_join(thr, NULL);
+	TH_LOG("%d loops, %llu CPU rounds, %llu stores lost, %llu duplications",
+	       loops, (unsigned long long)w.rounds, (unsigned long long)w.lost,
+	       (unsigned long long)(dev_counter(&self->dev, "read_mostly_dups") - dups));
+	EXPECT_EQ(0, w.lost);
+	EXPECT_LE(dups + 2, dev_counter(&self->dev, "read_mostly_dups"));
+	for (i = 0; i < w.n; i++)
+		bad += rm.p[i] != w.rounds;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(vgpu_fnv1a64(rm.p, rm.size), rm_gpu_sum(_metadata, &rm));
+	rm_teardown(_metadata, &rm);
 }
 
 TEST_HARNESS_MAIN

@@ -369,14 +369,45 @@ int vgpu_bo_make_cpu_visible(struct vgpu_bo *bo)
 	return ttm_bo_validate(&bo->tbo, &placement, &ctx);
 }
 
+/* The page of the BO that @vmf faults on. */
+static pgoff_t vgpu_gem_fault_page(const struct vm_fault *vmf)
+{
+	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
+
+	return ((vmf->address - vmf->vma->vm_start) >> PAGE_SHIFT) +
+	       vmf->vma->vm_pgoff - drm_vma_node_start(&tbo->base.vma_node);
+}
+
+static vm_fault_t vgpu_gem_fault_errno(int err)
+{
+	if (err == -EINTR || err == -ERESTARTSYS || err == -EAGAIN)
+		return VM_FAULT_NOPAGE;
+	if (err == -ENOMEM)
+		return VM_FAULT_OOM;
+	return err ? VM_FAULT_SIGBUS : 0;
+}
+
+/*
+ * The protection a CPU mapping of pageable memory is made with: the
+ * mapping's own (&vm_area_struct.vm_page_prot is read-only there, for
+ * vgpu_gem_pfn_mkwrite()), or read-only for a duplicated chunk.
+ */
+static pgprot_t vgpu_gem_fault_prot(const struct vm_fault *vmf,
+				    bool read_only)
+{
+	vm_flags_t flags = vmf->vma->vm_flags;
+
+	return vm_get_page_prot(read_only ? flags & ~VM_WRITE : flags);
+}
+
 static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 {
 	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
 	struct vgpu_device *vdev = to_vgpu(tbo->base.dev);
+	struct vgpu_bo *bo = to_vgpu_bo(tbo);
 	pgoff_t prefault = TTM_BO_VM_NUM_PREFAULT;
-	pgoff_t page = ((vmf->address - vmf->vma->vm_start) >> PAGE_SHIFT) +
-		       vmf->vma->vm_pgoff -
-		       drm_vma_node_start(&tbo->base.vma_node);
+	pgprot_t prot = vmf->vma->vm_page_prot;
+	bool read_only = false;
 	vm_fault_t ret;
 	int idx, err;
 
@@ -386,18 +417,16 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 
 	if (drm_dev_enter(&vdev->drm, &idx)) {
 		/* The CPU sees pageable memory at home only, chunk by chunk. */
-		err = vgpu_chunk_cpu_fault(to_vgpu_bo(tbo), page, &prefault);
+		err = vgpu_chunk_cpu_fault(bo, vgpu_gem_fault_page(vmf),
+					   vmf->flags & FAULT_FLAG_WRITE,
+					   &prefault, &read_only);
+		if (bo->chunks)
+			prot = vgpu_gem_fault_prot(vmf, read_only);
 		if (!err)
-			err = vgpu_bo_make_cpu_visible(to_vgpu_bo(tbo));
-		if (err == -EINTR || err == -ERESTARTSYS || err == -EAGAIN)
-			ret = VM_FAULT_NOPAGE;
-		else if (err == -ENOMEM)
-			ret = VM_FAULT_OOM;
-		else if (err)
-			ret = VM_FAULT_SIGBUS;
-		else
-			ret = ttm_bo_vm_fault_reserved(vmf, vmf->vma->vm_page_prot,
-						       prefault);
+			err = vgpu_bo_make_cpu_visible(bo);
+		ret = vgpu_gem_fault_errno(err);
+		if (!ret)
+			ret = ttm_bo_vm_fault_reserved(vmf, prot, prefault);
 		drm_dev_exit(idx);
 	} else {
 		ret = ttm_bo_vm_dummy_page(vmf, vmf->vma->vm_page_prot);
@@ -407,6 +436,32 @@ static vm_fault_t vgpu_gem_fault(struct vm_fault *vmf)
 		return ret;
 	dma_resv_unlock(tbo->base.resv);
 	return ret;
+}
+
+/*
+ * A CPU write through a read-only mapping of pageable memory (a
+ * duplicated READ_MOSTLY chunk): the chunk's VRAM copy goes first, then
+ * the core makes the entry writable, unless it changed meanwhile (a
+ * chunk moving into VRAM zaps it: the write faults again).
+ */
+static vm_fault_t vgpu_gem_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct ttm_buffer_object *tbo = vmf->vma->vm_private_data;
+	pgoff_t prefault = 1;
+	int idx, err = 0;
+
+	/* No retry from here: the core goes on with the entry. */
+	if (dma_resv_lock_interruptible(tbo->base.resv, NULL))
+		return VM_FAULT_NOPAGE;
+	/* Unplugged: the entry is the dummy page, written as before. */
+	if (drm_dev_enter(tbo->base.dev, &idx)) {
+		err = vgpu_chunk_cpu_fault(to_vgpu_bo(tbo),
+					   vgpu_gem_fault_page(vmf), true,
+					   &prefault, NULL);
+		drm_dev_exit(idx);
+	}
+	dma_resv_unlock(tbo->base.resv);
+	return vgpu_gem_fault_errno(err);
 }
 
 /*
@@ -442,7 +497,7 @@ static int vgpu_gem_vm_access(struct vm_area_struct *vma, unsigned long addr,
 	last = (offset + len - 1) >> PAGE_SHIFT;
 	for (page = offset >> PAGE_SHIFT; page <= last && !ret; page += n) {
 		n = last - page + 1;
-		ret = vgpu_chunk_cpu_fault(bo, page, &n);
+		ret = vgpu_chunk_cpu_fault(bo, page, write, &n, NULL);
 	}
 	if (!ret)
 		ret = ttm_tt_populate(tbo->bdev, tbo->ttm, &ctx);
@@ -455,6 +510,18 @@ static int vgpu_gem_vm_access(struct vm_area_struct *vma, unsigned long addr,
 
 static const struct vm_operations_struct vgpu_gem_vm_ops = {
 	.fault = vgpu_gem_fault,
+	.open = ttm_bo_vm_open,
+	.close = ttm_bo_vm_close,
+	.access = vgpu_gem_vm_access,
+};
+
+/*
+ * Pageable BOs: with .pfn_mkwrite the core maps them read-only by
+ * default (write notification), and vgpu_gem_fault() chooses.
+ */
+static const struct vm_operations_struct vgpu_gem_pageable_vm_ops = {
+	.fault = vgpu_gem_fault,
+	.pfn_mkwrite = vgpu_gem_pfn_mkwrite,
 	.open = ttm_bo_vm_open,
 	.close = ttm_bo_vm_close,
 	.access = vgpu_gem_vm_access,
@@ -473,7 +540,10 @@ static int vgpu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 			drm_gem_object_put(obj);
 		return ret;
 	}
-	return drm_gem_ttm_mmap(obj, vma);
+	ret = drm_gem_ttm_mmap(obj, vma);
+	if (!ret && gem_to_vgpu_bo(obj)->chunks)
+		vma->vm_ops = &vgpu_gem_pageable_vm_ops;
+	return ret;
 }
 
 /* ---------------------------------------------------------------- PRIME --- */

@@ -133,6 +133,39 @@
  * waits for a copy of the chunk it touched, then evicts that one chunk
  * (vgpu_chunk_cpu_fault(), copying back through a batch it waits for) and
  * maps pages of that chunk only.  The other chunks stay where they are.
+ *
+ * **States.**  A chunk is in one of four states: *at home* (no VRAM copy;
+ * the CPU and remote GPU mappings use the system pages); *copying*
+ * (&vgpu_chunk.copy set: nobody maps it); *in VRAM* (the VRAM copy is
+ * the only valid one, dirty or not, and nothing maps the system pages);
+ * or *duplicated* (%VGPU_CHUNK_DUPLICATED: both copies hold the data).
+ *
+ * **Read-mostly duplication** (ADVISE READ_MOSTLY, as CUDA's
+ * cudaMemAdviseSetReadMostly).  A READ_MOSTLY chunk that the GPU reads
+ * (a fault without WRITE in its records, or PREFETCH / a placement
+ * advice to VRAM, or the stream detector's prefetch) is migrated in as
+ * above, CPU and GPU mappings removed before the copy, but its system
+ * pages stay valid: it is duplicated.  The GPU maps the VRAM copy
+ * read-only in every VM, whatever its mapping allows; a CPU fault maps
+ * the system pages read-only and leaves the VRAM copy alone.  Nothing
+ * writes either copy, so an eviction finds it clean and copies nothing
+ * back.  A write collapses the copies, and no write is lost:
+ *
+ * - a GPU write (a WRITE_DENIED fault on the read-only VRAM leaf, or a
+ *   first access that writes) keeps the VRAM copy: the CPU's mappings are
+ *   zapped first, under the BO's reservation so that no CPU fault maps
+ *   them again meanwhile, then the VRAM copy is mapped writable
+ *   (vgpu_chunk_collapse_to_vram_locked()); other VMs' read-only leaves
+ *   still point at the one copy and fault to become writable;
+ * - a CPU write (a write fault, or a write through a read-only entry,
+ *   which the core reports with ``pfn_mkwrite``, see vgpu_bo.c) drops the
+ *   VRAM copy before the write: every GPU mapping is zapped and the TLBs
+ *   invalidated, then the clean copy is freed, as an eviction without a
+ *   copy back (vgpu_chunk_cpu_fault());
+ * - clearing the advice keeps the VRAM copy, as a GPU write does.
+ *
+ * A CPU read of a READ_MOSTLY chunk that is in VRAM but not duplicated
+ * (it was written) brings it home as for any chunk.
  */
 
 /**
@@ -232,6 +265,18 @@ static void vgpu_chunk_free_vram_locked(struct vgpu_device *vdev,
 	vgpu_pool_remove_locked(&vdev->pool, &c->unit);
 	vgpu_vram_mgr_free_chunk(vdev, c->block);
 	c->block = NULL;
+	c->flags &= ~VGPU_CHUNK_DUPLICATED;
+}
+
+/* Takes chunk @c's CPU mappings away (the next CPU access faults). */
+static void vgpu_chunk_zap_cpu(struct vgpu_device *vdev, struct vgpu_chunk *c)
+{
+	struct ttm_buffer_object *tbo = &c->bo->tbo;
+
+	unmap_mapping_range(tbo->bdev->dev_mapping,
+			    drm_vma_node_offset_addr(&tbo->base.vma_node) +
+			    vgpu_chunk_offset(vdev, c),
+			    vgpu_chunk_size(vdev), 1);
 }
 
 /* ------------------------------------------------------------ BO life --- */
@@ -369,6 +414,9 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	lockdep_assert_held(&vdev->pool.lock);
 	if (!vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
 		return -EINVAL;
+	/* A duplicated chunk's copies stay equal: nobody writes either. */
+	if (c->flags & VGPU_CHUNK_DUPLICATED)
+		flags &= ~VGPU_PTE_WRITE;
 
 	vgpu_pt_update_init(&up, vdev, &vm->pt_stats);
 	ret = vgpu_chunk_pt_reserve_locked(vm, &up,
@@ -741,12 +789,12 @@ static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
  */
 static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 					struct vgpu_chunk *c, bool prefetch,
-					struct vgpu_chunk_batch *cb)
+					bool write, struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_pool *pool = &vdev->pool;
 	struct ttm_buffer_object *tbo = &c->bo->tbo;
-	u64 size = vgpu_chunk_size(vdev), off = vgpu_chunk_offset(vdev, c);
+	u64 size = vgpu_chunk_size(vdev);
 	struct gpu_buddy_block *block;
 	u64 vram;
 	int ret;
@@ -763,11 +811,11 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	 * CPU loses its mappings (a CPU fault needs the reservation we hold,
 	 * then waits for the copy and takes the data back), and so does
 	 * every GPU mapping of them, in any VM and at any VA, TLBs included.
-	 * Only then copy.
+	 * Only then copy.  A READ_MOSTLY chunk the GPU reads keeps its
+	 * system pages valid too, but the CPU maps them again read-only
+	 * (vgpu_chunk_cpu_fault()): write-protecting is zapping here.
 	 */
-	unmap_mapping_range(tbo->bdev->dev_mapping,
-			    drm_vma_node_offset_addr(&tbo->base.vma_node) + off,
-			    size, 1);
+	vgpu_chunk_zap_cpu(vdev, c);
 	vgpu_chunk_unmap_all_locked(vdev, c, false);
 	ret = vgpu_chunk_copy_locked(vdev, c, cb, vram, true);
 	if (ret) {
@@ -778,6 +826,10 @@ static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
 	c->block = block;
 	c->vram = vram;
 	c->flags &= ~VGPU_CHUNK_DIRTY;
+	if ((c->flags & VGPU_CHUNK_READ_MOSTLY) && !write) {
+		c->flags |= VGPU_CHUNK_DUPLICATED;
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_DUPS, 1);
+	}
 	atomic_inc(&c->bo->chunks->resident);
 	/* A fault is a use; a prefetched chunk has to earn its history. */
 	vgpu_pool_insert_locked(pool, &c->unit, size, !prefetch);
@@ -904,6 +956,27 @@ void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
 		c->flags |= VGPU_CHUNK_DIRTY;
 }
 
+/*
+ * Collapses a duplicated chunk @c to its VRAM copy, which a GPU mapping
+ * is about to write: the CPU loses its read-only mappings of the system
+ * pages first, which then hold stale data.  The GPU's read-only mappings
+ * of the VRAM copy stay; written through, they fault and are mapped
+ * again writable.
+ *
+ * Context: @c's BO reserved (no CPU fault can map it again meanwhile),
+ * &vgpu_pool.lock held.
+ */
+static void vgpu_chunk_collapse_to_vram_locked(struct vgpu_device *vdev,
+					       struct vgpu_chunk *c)
+{
+	lockdep_assert_held(&vdev->pool.lock);
+	if (!(c->flags & VGPU_CHUNK_DUPLICATED))
+		return;
+	vgpu_chunk_zap_cpu(vdev, c);
+	c->flags &= ~VGPU_CHUNK_DUPLICATED;
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_COLLAPSES, 1);
+}
+
 static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 {
 	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_THRASH_EVENTS, 1);
@@ -922,10 +995,14 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	struct vgpu_paging *pg = &vdev->paging;
 	bool remote = vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE ||
 		      (c->flags & VGPU_CHUNK_PREF_SYSTEM);
+	bool write = f->access_mask & BIT(VGPU_ACCESS_WRITE);
 	u64 now = ktime_get_ns();
 	int ret;
 
 	if (c->block) {
+		/* A GPU write to a duplicated chunk: VRAM keeps the data. */
+		if (write)
+			vgpu_chunk_collapse_to_vram_locked(vdev, c);
 		/* In VRAM already: prefetched, another VM's, or zapped. */
 		vgpu_pool_touch_locked(&vdev->pool, &c->unit);
 		/* Not a victim of the page tables its mapping may need. */
@@ -943,7 +1020,7 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		remote = true;
 	}
 	if (!remote) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, false, cb);
+		ret = vgpu_chunk_migrate_in_locked(vm, c, false, write, cb);
 		if (!ret) {
 			f->res = VGPU_FAULT_RES_MIGRATED;
 			/* Mapped once the copy is done. */
@@ -990,7 +1067,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 	vgpu_pool_lock(&vdev->pool);
 	if (!ret && !c->block && !c->copy && !(c->flags & VGPU_CHUNK_PREF_SYSTEM) &&
 	    !vgpu_thrash_pinned(&c->thrash, ktime_get_ns())) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, true, cb);
+		ret = vgpu_chunk_migrate_in_locked(vm, c, true, false, cb);
 		if (!ret && c->copy)
 			cb->maps[cb->nr_maps++] = (struct vgpu_chunk_map) {
 				.vm = vgpu_vm_get(vm), .va = va,
@@ -1230,7 +1307,7 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		return ret;
 	}
 	if (!c->block) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, true, NULL);
+		ret = vgpu_chunk_migrate_in_locked(vm, c, true, false, NULL);
 		if (ret)
 			return ret;
 		a->moved += vgpu_chunk_size(vdev);
@@ -1290,10 +1367,13 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		/* Acted on at once, as by PREFETCH. */
 		return vgpu_chunk_place_one(vm, gva, c, &a->place);
 	case DRM_VGPU_ADVICE_READ_MOSTLY:
-		if (a->value)
+		if (a->value) {
 			c->flags |= VGPU_CHUNK_READ_MOSTLY;
-		else
-			c->flags &= ~VGPU_CHUNK_READ_MOSTLY;
+			return 0;
+		}
+		c->flags &= ~VGPU_CHUNK_READ_MOSTLY;
+		/* The VRAM copy stays, the only one, mapped as before. */
+		vgpu_chunk_collapse_to_vram_locked(vm->vdev, c);
 		return 0;
 	case DRM_VGPU_ADVICE_ACCESSED_BY:
 		if (a->value & DRM_VGPU_ACCESSOR_GPU)
@@ -1318,9 +1398,9 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
  *
  * - PREFERRED_PLACEMENT system: the chunks leave VRAM now and faults map
  *   them remotely; VRAM: they come in now and are evicted last;
- * - READ_MOSTLY: recorded per chunk; it changes nothing yet (a chunk that
- *   is only read is evicted without copy back anyway, see "Pageable BOs
- *   and chunk migration");
+ * - READ_MOSTLY: chunks the GPU reads are duplicated in VRAM, their
+ *   system pages kept valid, until a write collapses them (see "Pageable
+ *   BOs and chunk migration"); clearing it collapses them to VRAM;
  * - ACCESSED_BY GPU: an evicted chunk is mapped in system memory instead
  *   of being unmapped: the GPU never faults on it.
  *
@@ -1345,23 +1425,29 @@ int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,
  * vgpu_chunk_cpu_fault() - bring home the chunk the CPU touched
  * @bo: pageable BO, reserved
  * @page: page of @bo the CPU faulted on
+ * @write: the CPU writes
  * @num_prefault: pages the caller may map from @page on; trimmed to the
  *	end of the chunk, since the next chunk may be in VRAM
+ * @read_only: out, or NULL: the caller must map the pages read-only
  *
  * Only the touched chunk moves (written back if dirty, as an eviction):
  * afterwards its system pages hold every byte.  Chunks in VRAM keep no
- * CPU mapping (vgpu_chunk_migrate_in_locked() zaps it).
+ * CPU mapping (vgpu_chunk_migrate_in_locked() zaps it).  A duplicated
+ * READ_MOSTLY chunk stays where it is for a read, and the CPU maps its
+ * system pages read-only; a write drops its VRAM copy first (as an
+ * eviction, which finds it clean and copies nothing back).
  *
  * Return: 0 or the error of a failed copy.
  */
-int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
-			 pgoff_t *num_prefault)
+int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page, bool write,
+			 pgoff_t *num_prefault, bool *read_only)
 {
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
 	unsigned int shift = vdev->paging.chunk_shift - PAGE_SHIFT;
 	struct vgpu_bo_chunks *t = bo->chunks;
 	struct vgpu_chunk *c;
 	pgoff_t left;
+	bool dup;
 	int ret = 0;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
@@ -1369,14 +1455,24 @@ int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
 		return 0;
 	left = (((page >> shift) + 1) << shift) - page;
 	*num_prefault = min(*num_prefault, left);
+	if (read_only)
+		*read_only = false;
 	if (!atomic_read(&t->resident))
 		return 0;
 	c = &t->chunk[page >> shift];
 	vgpu_pool_lock(&vdev->pool);
 	/* A copy the fault thread queued ends first. */
 	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
-	if (c->block)
+	dup = c->flags & VGPU_CHUNK_DUPLICATED;
+	if (dup && !write) {
+		if (read_only)
+			*read_only = true;
+	} else if (c->block) {
+		/* GPU mappings zapped, TLBs clean, then the VRAM goes. */
 		ret = vgpu_chunk_evict_locked(vdev, c);
+		if (!ret && dup)
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_COLLAPSES, 1);
+	}
 	vgpu_pool_unlock(&vdev->pool);
 	return ret;
 }

@@ -41,8 +41,8 @@ struct vgpu_chunk_fault {
 int vgpu_chunk_bo_init(struct vgpu_bo *bo);
 void vgpu_chunk_bo_fini(struct vgpu_bo *bo);
 bool vgpu_chunk_bo_busy(struct vgpu_bo *bo);
-int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page,
-			 pgoff_t *num_prefault);
+int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page, bool write,
+			 pgoff_t *num_prefault, bool *read_only);
 
 void vgpu_chunk_batch_begin(struct vgpu_device *vdev);
 void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev);

@@ -30,6 +30,12 @@ struct vgpu_vm;
 #define VGPU_CHUNK_READ_MOSTLY	BIT(4)
 /** VGPU_CHUNK_ACCESSED_BY - ADVISE: keep a GPU mapping wherever it lives */
 #define VGPU_CHUNK_ACCESSED_BY	BIT(5)
+/**
+ * VGPU_CHUNK_DUPLICATED - READ_MOSTLY: the VRAM copy and the system pages
+ * both hold the data; the GPU maps the VRAM copy read-only, the CPU maps
+ * the system pages read-only.  A write collapses the copies.
+ */
+#define VGPU_CHUNK_DUPLICATED	BIT(6)
 
 /**
  * struct vgpu_chunk - one chunk of a pageable BO

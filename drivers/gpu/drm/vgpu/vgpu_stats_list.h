@@ -91,6 +91,12 @@
 	X(FAULT_NS, fault_ns, "fault-time", NS, PAGING,			\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
 	  "time spent handling fault batches")				\
+	X(READ_MOSTLY_DUPS, read_mostly_dups, NULL, COUNT, PAGING,	\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "READ_MOSTLY chunks duplicated in VRAM")			\
+	X(READ_MOSTLY_COLLAPSES, read_mostly_collapses, NULL, COUNT,	\
+	  PAGING, VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,		\
+	  "duplicated chunks collapsed to one copy")			\
 	X(TLB_L1_HITS, tlb_l1_hits, "tlb-l1-hits", COUNT, DEVICE,	\
 	  VGPU_SRC_HW(L1_HIT), VGPU_SRC_HW(L1_HIT), VGPU_STAT_SD,	\
 	  "L1 TLB lookups that hit")					\
