@@ -12,8 +12,9 @@
  * through a second mapping (same VM or another process) are never lost,
  * and ptrace sees and writes what the GPU does; READ_MOSTLY duplication
  * (two VMs and the CPU read one chunk, duplicated once, evicted without
- * a copy back) and its collapse by a GPU write, a CPU write, and a CPU
- * writer racing GPU readers.
+ * a copy back) and its collapse by a GPU write, a CPU write, the advice
+ * cleared, and a CPU writer racing GPU readers; a write through a
+ * read-only mapping of it refused.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -1705,6 +1706,77 @@ TEST_F(pageable, read_mostly_cpu_write_collapses)
 	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
 	ASSERT_EQ(0, run_a(&rm.a, &rm.r, A_READ));
 	EXPECT_EQ(want, vgpu_fnv1a64(rm.p, rm.size));
+	rm_teardown(_metadata, &rm);
+}
+
+/*
+ * Clearing the advice collapses a duplicated chunk to its VRAM copy: the
+ * CPU then brings it home like any chunk in VRAM, and is never duplicated
+ * again by a GPU read.
+ */
+TEST_F(pageable, read_mostly_cleared_collapses)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t col, dups, want, moved;
+	struct rm rm;
+
+	rm_setup(_metadata, &rm, &self->dev, 2 * MiB, 25);
+	want = vgpu_fnv1a64(rm.p, rm.size);
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	col = dev_counter(&self->dev, "read_mostly_collapses");
+	EXPECT_NE(~0ull, col);
+	ASSERT_EQ(0, vgpu_advise(&self->dev, PVA, rm.size, DRM_VGPU_ADVICE_READ_MOSTLY, 0));
+	EXPECT_EQ(col + 1, dev_counter(&self->dev, "read_mostly_collapses"));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(want, vgpu_fnv1a64(rm.p, rm.size));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.evictions + 1, pg.vm.evictions);	/* one copy, sent home */
+	dups = dev_counter(&self->dev, "read_mostly_dups");
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, rm.size, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(rm.size, moved);
+	EXPECT_EQ(dups, dev_counter(&self->dev, "read_mostly_dups"));
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	rm_teardown(_metadata, &rm);
+}
+
+/*
+ * Hostile: a GPU write through a read-only mapping (another file's VM)
+ * of a duplicated chunk is refused, collapses nothing and writes nothing:
+ * both copies stay valid and in use.
+ */
+TEST_F(pageable, read_mostly_write_through_read_only_mapping_refused)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	struct vgpu_dev other;
+	struct vgpu_cmd cmd;
+	uint64_t col, want;
+	uint32_t oh;
+	int dmabuf;
+	struct rm rm;
+
+	rm_setup(_metadata, &rm, &self->dev, 2 * MiB, 26);
+	want = vgpu_fnv1a64(rm.p, rm.size);
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, vgpu_open(&other));
+	ASSERT_EQ(0, vgpu_bo_export(&self->dev, rm.h, &dmabuf));
+	ASSERT_EQ(0, vgpu_bo_import(&other, dmabuf, &oh));
+	close(dmabuf);
+	ASSERT_EQ(0, vgpu_vm_map(&other, oh, 0, PVA, rm.size, VGPU_MAP_R));
+	col = dev_counter(&self->dev, "read_mostly_collapses");
+	EXPECT_NE(~0ull, col);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, PVA, 4096, 0x66666666);
+	EXPECT_NE(0, vgpu_run(&other, 0, &cmd, 30 * SEC));
+	vgpu_cmd_fini(&cmd);
+	vgpu_close(&other);
+	EXPECT_EQ(col, dev_counter(&self->dev, "read_mostly_collapses"));
+	/* Still duplicated: the CPU reads home, the GPU reads VRAM. */
+	EXPECT_EQ(want, vgpu_fnv1a64(rm.p, rm.size));
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.evictions, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
 	rm_teardown(_metadata, &rm);
 }
 
