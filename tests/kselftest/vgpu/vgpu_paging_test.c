@@ -1549,6 +1549,59 @@ static uint64_t dev_counter(struct vgpu_dev *dev, const char *name)
 }
 
 /*
+ * PREFETCH queues the copies of its whole range in one batch, waited for
+ * once: eight chunks take one or two copy jobs (a job holds at least four
+ * chunks of 4 KiB pieces), not eight; the data arrives and is mapped.
+ */
+TEST_F(pageable, prefetch_batches_its_copies)
+{
+	const uint64_t size = 16 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t *p, *res, i, sum, jobs0, jobs, moved = 0;
+	struct vgpu_cmd cmd;
+	uint32_t h, rh;
+
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(11, i);
+	sum = vgpu_fnv1a64(p, size);
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+
+	jobs0 = dev_counter(&self->dev, "copy_jobs");
+	ASSERT_NE(~0ull, jobs0);
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+	jobs = dev_counter(&self->dev, "copy_jobs") - jobs0;
+	EXPECT_EQ(size, moved);
+	EXPECT_LE(1, jobs);
+	EXPECT_GE(2, jobs) TH_LOG("%llu copy jobs for 8 chunks", (unsigned long long)jobs);
+
+	/* In VRAM and mapped: the GPU reads the CPU's bytes without a fault. */
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_checksum(&cmd, PVA, size, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	vgpu_cmd_fini(&cmd);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(sum, res[0]);
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
+	EXPECT_EQ(size, pg.vm.prefetch_bytes);
+
+	/* Again: nothing to copy, nothing submitted. */
+	jobs0 = dev_counter(&self->dev, "copy_jobs");
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(jobs0, dev_counter(&self->dev, "copy_jobs"));
+	vgpu_bo_unmap(p, size);
+	vgpu_bo_unmap(res, 4096);
+}
+
+/*
  * A READ_MOSTLY pageable BO of @size at PVA, filled by the CPU with
  * pattern(@seed), shared with another process that maps its first chunk
  * at PVA + 64 MiB (side A); a result BO at PVA - 2 MiB.

@@ -21,6 +21,7 @@
 
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
+#include "vgpu_chunk_state.h"
 #include "vgpu_drv.h"
 #include "vgpu_migrate.h"
 #include "vgpu_paging.h"
@@ -134,11 +135,13 @@
  * (vgpu_chunk_cpu_fault(), copying back through a batch it waits for) and
  * maps pages of that chunk only.  The other chunks stay where they are.
  *
- * **States.**  A chunk is in one of four states: *at home* (no VRAM copy;
- * the CPU and remote GPU mappings use the system pages); *copying*
- * (&vgpu_chunk.copy set: nobody maps it); *in VRAM* (the VRAM copy is
- * the only valid one, dirty or not, and nothing maps the system pages);
- * or *duplicated* (%VGPU_CHUNK_DUPLICATED: both copies hold the data).
+ * **States.**  A chunk is *at home* (no VRAM copy; the CPU and remote GPU
+ * mappings use the system pages), *copying* (&vgpu_chunk.copy set:
+ * nobody maps it), *in VRAM* (the VRAM copy is the only valid one, dirty
+ * or not, and nothing maps the system pages) or *duplicated*
+ * (%VGPU_CHUNK_DUPLICATED: both copies hold the data).  Every change is
+ * one transition of vgpu_chunk_transition_locked(), planned by
+ * vgpu_chunk_plan() (see "The chunk state machine").
  *
  * **Read-mostly duplication** (ADVISE READ_MOSTLY, as CUDA's
  * cudaMemAdviseSetReadMostly).  A READ_MOSTLY chunk that the GPU reads
@@ -154,9 +157,9 @@
  * - a GPU write (a WRITE_DENIED fault on the read-only VRAM leaf, or a
  *   first access that writes) keeps the VRAM copy: the CPU's mappings are
  *   zapped first, under the BO's reservation so that no CPU fault maps
- *   them again meanwhile, then the VRAM copy is mapped writable
- *   (vgpu_chunk_collapse_to_vram_locked()); other VMs' read-only leaves
- *   still point at the one copy and fault to become writable;
+ *   them again meanwhile, then the VRAM copy is mapped writable (see
+ *   "The chunk state machine"); other VMs' read-only leaves still point
+ *   at the one copy and fault to become writable;
  * - a CPU write (a write fault, or a write through a read-only entry,
  *   which the core reports with ``pfn_mkwrite``, see vgpu_bo.c) drops the
  *   VRAM copy before the write: every GPU mapping is zapped and the TLBs
@@ -571,43 +574,62 @@ static int vgpu_chunk_grow(void **p, unsigned int *max, unsigned int need,
 }
 
 /*
+ * What a transition acts for: the VM and mapping that fault or prefetch
+ * (the MAP steps map there), the fault thread's batch (copies in are
+ * queued there, else waited for), the fault (its outcome is written
+ * there) and whether the chunk comes in ahead of use; and what the CPU
+ * may do with the pages.
+ */
+struct vgpu_chunk_act {
+	struct vgpu_vm *vm;
+	struct drm_gpuva *gva;
+	struct vgpu_chunk_batch *cb;
+	struct vgpu_chunk_fault *f;
+	bool prefetch;
+	bool read_only;		/* out: the CPU maps the pages read-only */
+};
+
+static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
+					struct vgpu_chunk *c,
+					enum vgpu_chunk_event ev, u32 in,
+					struct vgpu_chunk_act *a);
+
+/*
  * Ends chunk @c's copy once its fence has signalled.  A failed copy into
  * VRAM leaves the system pages authoritative and frees the VRAM copy; a
  * failed copy back leaves the system pages with what they held (the VRAM
  * copy is gone either way: see "Pageable BOs and chunk migration").
  */
-static void vgpu_chunk_copy_done_locked(struct vgpu_device *vdev,
-					struct vgpu_chunk *c)
+static int vgpu_chunk_copy_done_locked(struct vgpu_device *vdev,
+				       struct vgpu_chunk *c)
 {
 	struct dma_fence *f = c->copy;
 	int err;
 
 	lockdep_assert_held(&vdev->pool.lock);
 	if (!f || !dma_fence_is_signaled(f))
-		return;
+		return 0;
 	err = f->error;
-	c->copy = NULL;
-	dma_fence_put(f);
-	if (!err) {
-		/* The copy itself counted as accesses. */
-		c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
-		return;
-	}
-	drm_err_ratelimited(&vdev->drm, "chunk copy to VRAM failed: %d\n", err);
-	vgpu_chunk_free_vram_locked(vdev, c);
-	atomic_dec(&c->bo->chunks->resident);
+	if (err)
+		drm_err_ratelimited(&vdev->drm, "chunk copy to VRAM failed: %d\n", err);
+	vgpu_chunk_transition_locked(vdev, c, err ? VGPU_CHUNK_EV_COPY_FAILED :
+						    VGPU_CHUNK_EV_COPY_DONE,
+				     0, NULL);
+	return err;
 }
 
 /*
  * Waits until chunk @c has no copy running, and ends it.  A copy still
  * queued in the caller's own batch @cb is submitted first.  Drops and
  * retakes &vgpu_pool.lock: the caller looks at @c afresh afterwards.
+ * Return: 0, or the error of a copy that failed (the chunk is at home).
  */
-static void vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
-					struct vgpu_chunk *c,
-					struct vgpu_chunk_batch *cb)
+static int vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
+				       struct vgpu_chunk *c,
+				       struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_pool *pool = &vdev->pool;
+	int err = 0;
 
 	lockdep_assert_held(&pool->lock);
 	while (c->copy) {
@@ -619,8 +641,9 @@ static void vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
 		dma_fence_wait(f, false);
 		vgpu_pool_lock(pool);
 		dma_fence_put(f);
-		vgpu_chunk_copy_done_locked(vdev, c);
+		err = vgpu_chunk_copy_done_locked(vdev, c) ?: err;
 	}
+	return err;
 }
 
 /* Has @cb queued a copy of @c that may still run? */
@@ -679,11 +702,234 @@ static int vgpu_chunk_copy_locked(struct vgpu_device *vdev,
 	return 0;
 }
 
-/* ------------------------------------------------ eviction, migration --- */
+/* ------------------------------------------------------ transitions --- */
+
+/* Chunk @c's state (see "The chunk state machine"). */
+static enum vgpu_chunk_state vgpu_chunk_state(const struct vgpu_chunk *c)
+{
+	bool dup = c->flags & VGPU_CHUNK_DUPLICATED;
+
+	if (c->copy)
+		return dup ? VGPU_CHUNK_COPYING_DUP : VGPU_CHUNK_COPYING;
+	if (c->block)
+		return dup ? VGPU_CHUNK_DUP : VGPU_CHUNK_VRAM;
+	return VGPU_CHUNK_HOME;
+}
 
 /*
- * Evicts chunk @c: a dirty copy is copied back first and waited for, then
- * its VRAM goes back to the pool.
+ * The inputs of chunk @c's advice; the caller adds what the policy (or a
+ * preferred placement, which PREFETCH overrides) says.
+ */
+static u32 vgpu_chunk_advice_in(const struct vgpu_chunk *c)
+{
+	u32 in = 0;
+
+	if (c->flags & VGPU_CHUNK_READ_MOSTLY)
+		in |= VGPU_CHUNK_IN_READ_MOSTLY;
+	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
+		in |= VGPU_CHUNK_IN_ACCESSED_BY;
+	return in;
+}
+
+/*
+ * VGPU_CHUNK_DO_COPY_IN: copies @c's system pages into the VRAM copy at
+ * @block / @vram, queued in @a->cb or waited for, and makes the copy the
+ * chunk's.  On error the block is freed and nothing changed but the
+ * mappings taken away.
+ */
+static int vgpu_chunk_copy_in_locked(struct vgpu_device *vdev,
+				     struct vgpu_chunk *c,
+				     struct gpu_buddy_block *block, u64 vram,
+				     const struct vgpu_chunk_act *a)
+{
+	u64 size = vgpu_chunk_size(vdev);
+	int ret;
+
+	ret = vgpu_chunk_copy_locked(vdev, c, a->cb, vram, true);
+	if (ret) {
+		vgpu_vram_mgr_free_chunk(vdev, block);
+		return ret;
+	}
+	c->block = block;
+	c->vram = vram;
+	c->flags &= ~VGPU_CHUNK_DIRTY;
+	atomic_inc(&c->bo->chunks->resident);
+	/* A fault is a use; a prefetched chunk has to earn its history. */
+	vgpu_pool_insert_locked(&vdev->pool, &c->unit, size, !a->prefetch);
+	/* The copy itself counted as accesses (else when it is done). */
+	if (!c->copy)
+		c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
+	if (a->prefetch)
+		c->flags |= VGPU_CHUNK_PREFETCHED;
+	vgpu_stats_add(vdev, a->vm, VGPU_STAT_BYTES_TO_VRAM, size);
+	if (a->prefetch)
+		vgpu_stats_add(vdev, a->vm, VGPU_STAT_PREFETCH_BYTES, size);
+	return 0;
+}
+
+/*
+ * VGPU_CHUNK_DO_COPY_BACK, for a VRAM copy that no mapping reaches any
+ * more.  Return: 0, or the error of a copy that could not even be made:
+ * the chunk then stays in VRAM, unmapped, and the next fault maps it.
+ */
+static int vgpu_chunk_copy_back_locked(struct vgpu_device *vdev,
+				       struct vgpu_chunk *c)
+{
+	int ret = vgpu_chunk_copy_locked(vdev, c, NULL, c->vram, false);
+
+	if (ret == -EOPNOTSUPP || ret == -ENXIO || ret == -ENOMEM) {
+		drm_err_ratelimited(&vdev->drm, "chunk eviction failed: %d\n", ret);
+		return ret;
+	}
+	/* A failed job leaves the system pages as they were. */
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, vgpu_chunk_size(vdev));
+	return 0;
+}
+
+/* VGPU_CHUNK_DO_FREE after an eviction: what a prefetch was worth. */
+static void vgpu_chunk_evicted_locked(struct vgpu_device *vdev,
+				      struct vgpu_chunk *c)
+{
+	if (c->flags & VGPU_CHUNK_PREFETCHED) {
+		if (vgpu_chunk_read_ctr(vdev, c) != c->unit.ev.ctr_snap)
+			vgpu_chunk_prefetch_used_locked(vdev, c);
+		else
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_WASTED_BYTES,
+				       vgpu_chunk_size(vdev));
+	}
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_EVICTIONS, 1);
+}
+
+/*
+ * The MAP steps, for the acting mapping @a->gva: the VRAM copy, or the
+ * system pages.  The outcome goes to @a->f.
+ */
+static int vgpu_chunk_map_step_locked(struct vgpu_device *vdev,
+				      struct vgpu_chunk *c, u32 steps,
+				      const struct vgpu_chunk_act *a)
+{
+	struct vgpu_chunk_fault *f = a->f;
+	bool remote = steps & VGPU_CHUNK_DO_MAP_SYSTEM;
+	int ret;
+
+	if (!a->gva)
+		return 0;
+	/* A copy queued in the batch: mapped once it is done. */
+	if (!remote && c->copy)
+		return -EINPROGRESS;
+	ret = vgpu_chunk_map_locked(a->vm, a->gva, c, remote, f);
+	if (ret)
+		return ret;
+	if (remote) {
+		vgpu_stats_add(vdev, a->vm, VGPU_STAT_REMOTE_MAPS, 1);
+		if (f)
+			f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
+	} else if (f && (!f->deferred || f->res != VGPU_FAULT_RES_MIGRATED)) {
+		f->res = VGPU_FAULT_RES_REBOUND;
+	}
+	return 0;
+}
+
+/*
+ * Takes chunk @c through the transition vgpu_chunk_plan() gives for @ev
+ * (and @in, over the chunk's advice), running its steps in their order:
+ * see "The chunk state machine".
+ *
+ * Return: 0; -EINPROGRESS when a copy into VRAM is queued in @a->cb (the
+ * chunk is mapped after it); -EBUSY while a copy runs; or the error of a
+ * step, which leaves a consistent state: no VRAM to be had (-ENOSPC) or
+ * a copy in that could not be made leave the chunk at home, a copy back
+ * that could not be made leaves it in VRAM, unmapped.
+ */
+static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
+					struct vgpu_chunk *c,
+					enum vgpu_chunk_event ev, u32 in,
+					struct vgpu_chunk_act *a)
+{
+	struct vgpu_chunk_act none = {};
+	enum vgpu_chunk_state state = vgpu_chunk_state(c);
+	u64 size = vgpu_chunk_size(vdev);
+	struct gpu_buddy_block *block = NULL;
+	struct vgpu_chunk_plan p;
+	bool dirty = false;
+	u64 vram = 0;
+	int ret;
+
+	lockdep_assert_held(&vdev->pool.lock);
+	a = a ?: &none;
+	ret = vgpu_chunk_plan(state, ev, in | vgpu_chunk_advice_in(c), &p);
+	if (ret)
+		return ret;
+
+	if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED) {
+		dma_fence_put(c->copy);
+		c->copy = NULL;
+		/* The copy itself counted as accesses. */
+		if (ev == VGPU_CHUNK_EV_COPY_DONE)
+			c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
+	}
+	if (p.steps & VGPU_CHUNK_DO_ALLOC) {
+		/* Evicts the pool's coldest units while VRAM is full. */
+		block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
+		if (IS_ERR(block))
+			return PTR_ERR(block);
+	}
+	if (p.steps & VGPU_CHUNK_DO_ZAP_CPU)
+		vgpu_chunk_zap_cpu(vdev, c);
+	if (p.steps & VGPU_CHUNK_DO_UNMAP_GPU)
+		dirty = vgpu_chunk_unmap_all_locked(vdev, c,
+						    p.steps & VGPU_CHUNK_DO_FREE);
+	if ((p.steps & VGPU_CHUNK_DO_COPY_BACK) && dirty) {
+		ret = vgpu_chunk_copy_back_locked(vdev, c);
+		if (ret)
+			return ret;
+	}
+	if (p.steps & VGPU_CHUNK_DO_FREE) {
+		if (p.steps & VGPU_CHUNK_DO_UNMAP_GPU)
+			vgpu_chunk_evicted_locked(vdev, c);
+		c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
+		vgpu_chunk_free_vram_locked(vdev, c);
+	}
+	if (p.steps & VGPU_CHUNK_DO_COPY_IN) {
+		ret = vgpu_chunk_copy_in_locked(vdev, c, block, vram, a);
+		if (ret)
+			return ret;
+		if (a->f)
+			a->f->res = VGPU_FAULT_RES_MIGRATED;
+	}
+
+	if (p.next == VGPU_CHUNK_COPYING_DUP || p.next == VGPU_CHUNK_DUP) {
+		if (!(c->flags & VGPU_CHUNK_DUPLICATED))
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_DUPS, 1);
+		c->flags |= VGPU_CHUNK_DUPLICATED;
+	} else {
+		if (state == VGPU_CHUNK_DUP && ev != VGPU_CHUNK_EV_EVICT)
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_COLLAPSES, 1);
+		c->flags &= ~VGPU_CHUNK_DUPLICATED;
+	}
+	/*
+	 * ACCESSED_BY: the GPU keeps a mapping, now of system memory.  After
+	 * the free: the page tables it reserves may make the pool evict, and
+	 * this chunk is no longer a candidate.  Before the count drops: TTM
+	 * must not move the pages while they are being mapped.
+	 */
+	if (p.steps & VGPU_CHUNK_DO_MAP_REMOTE_ALL)
+		vgpu_chunk_map_all_remote_locked(vdev, c);
+	if (p.steps & VGPU_CHUNK_DO_FREE)
+		atomic_dec(&c->bo->chunks->resident);
+	if (p.steps & (VGPU_CHUNK_DO_MAP_VRAM | VGPU_CHUNK_DO_MAP_SYSTEM))
+		ret = vgpu_chunk_map_step_locked(vdev, c, p.steps, a);
+	/* Synchronous copies are done: the chunk is past its copy already. */
+	WARN_ON_ONCE(!ret && vgpu_chunk_state(c) != p.next &&
+		     !(p.steps & VGPU_CHUNK_DO_COPY_IN && !c->copy));
+	a->read_only = p.steps & VGPU_CHUNK_DO_CPU_RO;
+	return ret;
+}
+
+/*
+ * Evicts chunk @c (the pool, PREFETCH or advice to system memory): every
+ * mapping goes and the TLBs are waited for, a dirty copy is copied back
+ * and waited for, then its VRAM goes back to the pool.
  *
  * Return: 0; -EBUSY while a copy of @c runs; or the error of a copy back
  * that could not be made, and the chunk stays in VRAM, unmapped.
@@ -691,48 +937,7 @@ static int vgpu_chunk_copy_locked(struct vgpu_device *vdev,
 static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
 				   struct vgpu_chunk *c)
 {
-	u64 size = vgpu_chunk_size(vdev);
-	int ret;
-
-	lockdep_assert_held(&vdev->pool.lock);
-	if (c->copy)
-		return -EBUSY;
-	/*
-	 * 1. The GPU can no longer reach the copy once the TLBs are clean,
-	 * and only then are the device's dirty bits final.  2. Its bytes go
-	 * home if any mapping wrote them.
-	 */
-	if (vgpu_chunk_unmap_all_locked(vdev, c, true)) {
-		ret = vgpu_chunk_copy_locked(vdev, c, NULL, c->vram, false);
-		if (ret == -EOPNOTSUPP || ret == -ENXIO || ret == -ENOMEM) {
-			/* Stays in VRAM, unmapped: the next fault maps it. */
-			drm_err_ratelimited(&vdev->drm, "chunk eviction failed: %d\n", ret);
-			return ret;
-		}
-		/* A failed job leaves the system pages as they were. */
-		vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, size);
-	}
-
-	if (c->flags & VGPU_CHUNK_PREFETCHED) {
-		if (vgpu_chunk_read_ctr(vdev, c) != c->unit.ev.ctr_snap)
-			vgpu_chunk_prefetch_used_locked(vdev, c);
-		else
-			vgpu_stats_add(vdev, NULL, VGPU_STAT_PREFETCH_WASTED_BYTES, size);
-	}
-	c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
-	/* 3. The VRAM goes back to the pool. */
-	vgpu_chunk_free_vram_locked(vdev, c);
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_EVICTIONS, 1);
-	/*
-	 * 4. ACCESSED_BY: the GPU keeps a mapping, now of system memory.
-	 * After the free: the page tables it reserves may make the pool
-	 * evict, and this chunk is no longer a candidate.  Before the count
-	 * drops: TTM must not move the pages while they are being mapped.
-	 */
-	if (c->flags & VGPU_CHUNK_ACCESSED_BY)
-		vgpu_chunk_map_all_remote_locked(vdev, c);
-	atomic_dec(&c->bo->chunks->resident);
-	return 0;
+	return vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_EVICT, 0, NULL);
 }
 
 /* ------------------------------------------------ the chunk as a unit --- */
@@ -779,71 +984,6 @@ static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
 	.intersects = vgpu_chunk_unit_intersects,
 	.evict = vgpu_chunk_unit_evict,
 };
-
-/*
- * Brings chunk @c into VRAM.  A fault's chunk counts as used now; a
- * prefetched one has to earn its history.  With @cb the copy is queued
- * there and @c->copy set: nobody maps the chunk before it signals.
- *
- * Context: @c's BO reserved and populated, &vgpu_pool.lock held.
- */
-static int vgpu_chunk_migrate_in_locked(struct vgpu_vm *vm,
-					struct vgpu_chunk *c, bool prefetch,
-					bool write, struct vgpu_chunk_batch *cb)
-{
-	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_pool *pool = &vdev->pool;
-	struct ttm_buffer_object *tbo = &c->bo->tbo;
-	u64 size = vgpu_chunk_size(vdev);
-	struct gpu_buddy_block *block;
-	u64 vram;
-	int ret;
-
-	dma_resv_assert_held(tbo->base.resv);
-	lockdep_assert_held(&pool->lock);
-	/* Evicts the pool's coldest units (chunks or BOs) while VRAM is full. */
-	block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
-	if (IS_ERR(block))
-		return PTR_ERR(block);
-
-	/*
-	 * Nothing may write the system pages once the copy has begun: the
-	 * CPU loses its mappings (a CPU fault needs the reservation we hold,
-	 * then waits for the copy and takes the data back), and so does
-	 * every GPU mapping of them, in any VM and at any VA, TLBs included.
-	 * Only then copy.  A READ_MOSTLY chunk the GPU reads keeps its
-	 * system pages valid too, but the CPU maps them again read-only
-	 * (vgpu_chunk_cpu_fault()): write-protecting is zapping here.
-	 */
-	vgpu_chunk_zap_cpu(vdev, c);
-	vgpu_chunk_unmap_all_locked(vdev, c, false);
-	ret = vgpu_chunk_copy_locked(vdev, c, cb, vram, true);
-	if (ret) {
-		vgpu_vram_mgr_free_chunk(vdev, block);
-		return ret;
-	}
-
-	c->block = block;
-	c->vram = vram;
-	c->flags &= ~VGPU_CHUNK_DIRTY;
-	if ((c->flags & VGPU_CHUNK_READ_MOSTLY) && !write) {
-		c->flags |= VGPU_CHUNK_DUPLICATED;
-		vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_DUPS, 1);
-	}
-	atomic_inc(&c->bo->chunks->resident);
-	/* A fault is a use; a prefetched chunk has to earn its history. */
-	vgpu_pool_insert_locked(pool, &c->unit, size, !prefetch);
-	/* The copy itself counted as accesses (else when it is done). */
-	if (!c->copy)
-		c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
-	if (prefetch)
-		c->flags |= VGPU_CHUNK_PREFETCHED;
-
-	vgpu_stats_add(vdev, vm, VGPU_STAT_BYTES_TO_VRAM, size);
-	if (prefetch)
-		vgpu_stats_add(vdev, vm, VGPU_STAT_PREFETCH_BYTES, size);
-	return 0;
-}
 
 /*
  * The fault thread is about to sleep on a lock that another thread may
@@ -906,7 +1046,8 @@ static void vgpu_chunk_lock_vm(struct vgpu_vm *vm, struct vgpu_chunk_batch *cb)
 }
 
 /*
- * Reserves and populates @bo, kicking @cb's copies before sleeping.
+ * Reserves and populates @bo, kicking @cb's copies before sleeping (an
+ * ioctl's batch sleeps interruptibly, the fault thread's does not).
  * Return: 0 with the BO reserved, or an error and not reserved.
  */
 static int vgpu_chunk_lock_bo(struct vgpu_bo *bo, struct vgpu_chunk_batch *cb)
@@ -915,7 +1056,10 @@ static int vgpu_chunk_lock_bo(struct vgpu_bo *bo, struct vgpu_chunk_batch *cb)
 
 	if (!dma_resv_trylock(bo->tbo.base.resv)) {
 		vgpu_chunk_batch_kick(cb);
-		ret = dma_resv_lock(bo->tbo.base.resv, NULL);
+		if (cb && cb->locked_vm)
+			ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
+		else
+			ret = dma_resv_lock(bo->tbo.base.resv, NULL);
 		if (ret)
 			return ret;
 	}
@@ -956,35 +1100,16 @@ void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
 		c->flags |= VGPU_CHUNK_DIRTY;
 }
 
-/*
- * Collapses a duplicated chunk @c to its VRAM copy, which a GPU mapping
- * is about to write: the CPU loses its read-only mappings of the system
- * pages first, which then hold stale data.  The GPU's read-only mappings
- * of the VRAM copy stay; written through, they fault and are mapped
- * again writable.
- *
- * Context: @c's BO reserved (no CPU fault can map it again meanwhile),
- * &vgpu_pool.lock held.
- */
-static void vgpu_chunk_collapse_to_vram_locked(struct vgpu_device *vdev,
-					       struct vgpu_chunk *c)
-{
-	lockdep_assert_held(&vdev->pool.lock);
-	if (!(c->flags & VGPU_CHUNK_DUPLICATED))
-		return;
-	vgpu_chunk_zap_cpu(vdev, c);
-	c->flags &= ~VGPU_CHUNK_DUPLICATED;
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_COLLAPSES, 1);
-}
-
 static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 {
 	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_THRASH_EVENTS, 1);
 }
 
 /*
- * Decides for chunk @c, which has no copy running.  Return: as
- * vgpu_chunk_fault().
+ * Decides for chunk @c, which has no copy running: a GPU access is a
+ * transition of the chunk (see "The chunk state machine"), migrating it
+ * unless the placement policy or the thrashing detector keep it remote.
+ * Return: as vgpu_chunk_fault().
  */
 static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 				     struct vgpu_chunk *c,
@@ -993,50 +1118,32 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 {
 	struct vgpu_device *vdev = vm->vdev;
 	struct vgpu_paging *pg = &vdev->paging;
-	bool remote = vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE ||
-		      (c->flags & VGPU_CHUNK_PREF_SYSTEM);
-	bool write = f->access_mask & BIT(VGPU_ACCESS_WRITE);
+	enum vgpu_chunk_event ev = f->access_mask & BIT(VGPU_ACCESS_WRITE) ?
+				   VGPU_CHUNK_EV_GPU_WRITE : VGPU_CHUNK_EV_GPU_READ;
+	struct vgpu_chunk_act a = { .vm = vm, .gva = gva, .cb = cb, .f = f };
 	u64 now = ktime_get_ns();
+	u32 in = 0;
 	int ret;
 
 	if (c->block) {
-		/* A GPU write to a duplicated chunk: VRAM keeps the data. */
-		if (write)
-			vgpu_chunk_collapse_to_vram_locked(vdev, c);
 		/* In VRAM already: prefetched, another VM's, or zapped. */
 		vgpu_pool_touch_locked(&vdev->pool, &c->unit);
 		/* Not a victim of the page tables its mapping may need. */
 		c->unit.batch = vdev->pool.batch_seq;
 		vgpu_chunk_prefetch_used_locked(vdev, c);
-		if (!f->deferred || f->res != VGPU_FAULT_RES_MIGRATED)
-			f->res = VGPU_FAULT_RES_REBOUND;
-		return vgpu_chunk_map_locked(vm, gva, c, false, f);
-	}
-	if (!remote && vgpu_thrash_pinned(&c->thrash, now)) {
-		remote = true;
-	} else if (!remote &&
-		   vgpu_thrash_migrate_in(&c->thrash, &pg->prefetch_cfg, now)) {
+	} else if (vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE ||
+		   (c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
+		   vgpu_thrash_pinned(&c->thrash, now)) {
+		in |= VGPU_CHUNK_IN_REMOTE;
+	} else if (vgpu_thrash_migrate_in(&c->thrash, &pg->prefetch_cfg, now)) {
 		vgpu_chunk_count_thrash(vm);
-		remote = true;
+		in |= VGPU_CHUNK_IN_REMOTE;
 	}
-	if (!remote) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, false, write, cb);
-		if (!ret) {
-			f->res = VGPU_FAULT_RES_MIGRATED;
-			/* Mapped once the copy is done. */
-			if (c->copy)
-				return -EINPROGRESS;
-			return vgpu_chunk_map_locked(vm, gva, c, false, f);
-		}
-		/* No VRAM to be had: serve the access from system memory. */
-		if (ret != -ENOSPC && ret != -EOPNOTSUPP)
-			return ret;
-	}
-	ret = vgpu_chunk_map_locked(vm, gva, c, true, f);
-	if (!ret) {
-		f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
-		vgpu_stats_add(vdev, vm, VGPU_STAT_REMOTE_MAPS, 1);
-	}
+	ret = vgpu_chunk_transition_locked(vdev, c, ev, in, &a);
+	/* No VRAM to be had: serve the access from system memory. */
+	if ((ret == -ENOSPC || ret == -EOPNOTSUPP) && !(in & VGPU_CHUNK_IN_REMOTE))
+		ret = vgpu_chunk_transition_locked(vdev, c, ev,
+						   in | VGPU_CHUNK_IN_REMOTE, &a);
 	return ret;
 }
 
@@ -1065,23 +1172,34 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 		ret = vgpu_chunk_grow((void **)&cb->maps, &cb->max_maps,
 				      cb->nr_maps + 1, sizeof(*cb->maps));
 	vgpu_pool_lock(&vdev->pool);
-	if (!ret && !c->block && !c->copy && !(c->flags & VGPU_CHUNK_PREF_SYSTEM) &&
-	    !vgpu_thrash_pinned(&c->thrash, ktime_get_ns())) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, true, false, cb);
-		if (!ret && c->copy)
+	if (!ret && vgpu_chunk_state(c) == VGPU_CHUNK_HOME) {
+		struct vgpu_chunk_act a = {
+			.vm = vm, .gva = gva, .cb = cb, .prefetch = true,
+		};
+		u32 in = (c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
+			 vgpu_thrash_pinned(&c->thrash, ktime_get_ns()) ?
+			 VGPU_CHUNK_IN_REMOTE : 0;
+
+		ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_PREFETCH,
+						   in, &a);
+		/* Mapped once the batch's copy is done. */
+		if (ret == -EINPROGRESS) {
 			cb->maps[cb->nr_maps++] = (struct vgpu_chunk_map) {
 				.vm = vgpu_vm_get(vm), .va = va,
 			};
-		else if (!ret)
-			ret = vgpu_chunk_map_locked(vm, gva, c, false, NULL);
+			ret = 0;
+		}
 	}
 	vgpu_pool_unlock(&vdev->pool);
 	dma_resv_unlock(bo->tbo.base.resv);
 	return ret;
 }
 
-/* Maps a chunk whose copy into VRAM a batch queued at @va. */
-static void vgpu_chunk_map_va(const struct vgpu_chunk_map *m)
+/*
+ * Maps a chunk whose copy into VRAM a batch queued at @va; the batch's
+ * owner may hold the VM's lock (@locked).
+ */
+static void vgpu_chunk_map_va(const struct vgpu_chunk_map *m, bool locked)
 {
 	struct vgpu_vm *vm = m->vm;
 	struct vgpu_device *vdev = vm->vdev;
@@ -1089,7 +1207,8 @@ static void vgpu_chunk_map_va(const struct vgpu_chunk_map *m)
 	struct vgpu_chunk *c;
 	struct vgpu_bo *bo;
 
-	down_read(&vm->lock);
+	if (!locked)
+		down_read(&vm->lock);
 	gva = vgpu_chunk_find_va(vm, m->va, vgpu_chunk_size(vdev), &bo);
 	if (IS_ERR(gva) || vgpu_chunk_lock_bo(bo, NULL))
 		goto out;
@@ -1097,23 +1216,31 @@ static void vgpu_chunk_map_va(const struct vgpu_chunk_map *m)
 	vgpu_pool_lock(&vdev->pool);
 	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
 	/* Gone again, or failed: the GPU faults on it instead. */
-	if (c->block)
-		vgpu_chunk_map_locked(vm, gva, c, false, NULL);
+	if (c->block) {
+		struct vgpu_chunk_act a = { .vm = vm, .gva = gva };
+
+		vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_PREFETCH, 0, &a);
+	}
 	vgpu_pool_unlock(&vdev->pool);
 	dma_resv_unlock(bo->tbo.base.resv);
 out:
-	up_read(&vm->lock);
+	if (!locked)
+		up_read(&vm->lock);
 }
 
 /**
  * vgpu_chunk_batch_init() - start a batch of chunk copies
  * @cb: batch
  * @vdev: vgpu device
+ * @locked_vm: the VM whose lock the owner holds while it fills the batch
+ *	and finishes it (PREFETCH, ADVISE), or NULL (the fault thread)
  */
-void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev)
+void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev,
+			   struct vgpu_vm *locked_vm)
 {
 	memset(cb, 0, sizeof(*cb));
 	vgpu_migrate_batch_init(&cb->copy, vdev);
+	cb->locked_vm = locked_vm;
 }
 
 /**
@@ -1125,20 +1252,24 @@ void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev
  * the prefetched chunks and drops the batch's references.  The faults
  * that vgpu_chunk_fault() deferred can then be resolved again.
  *
- * Context: the fault thread, no lock held.
+ * Context: the fault thread, no lock held; or PREFETCH / ADVISE, with
+ * only &vgpu_chunk_batch.locked_vm's lock held.
+ * Return: 0, or the error of the first copy that failed.
  */
-void vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
+int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = cb->copy.vdev;
+	struct vgpu_vm *locked = cb->locked_vm;
 	unsigned int i;
+	int err = 0;
 
 	vgpu_migrate_batch_submit(&cb->copy);
 	vgpu_pool_lock(&vdev->pool);
 	for (i = 0; i < cb->nr_chunks; i++)
-		vgpu_chunk_copy_wait_locked(vdev, cb->chunks[i], NULL);
+		err = err ?: vgpu_chunk_copy_wait_locked(vdev, cb->chunks[i], NULL);
 	vgpu_pool_unlock(&vdev->pool);
 	for (i = 0; i < cb->nr_maps; i++) {
-		vgpu_chunk_map_va(&cb->maps[i]);
+		vgpu_chunk_map_va(&cb->maps[i], cb->maps[i].vm == locked);
 		vgpu_vm_put(cb->maps[i].vm);
 	}
 	for (i = 0; i < cb->nr_chunks; i++)
@@ -1146,7 +1277,8 @@ void vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
 	vgpu_migrate_batch_fini(&cb->copy);
 	kfree(cb->chunks);
 	kfree(cb->maps);
-	vgpu_chunk_batch_init(cb, vdev);
+	vgpu_chunk_batch_init(cb, vdev, locked);
+	return err;
 }
 
 /**
@@ -1238,8 +1370,13 @@ out:
 
 /* ------------------------------------------------- PREFETCH / ADVISE --- */
 
-/* Calls @fn for each chunk of pageable memory in [va, va + range). */
+/*
+ * Calls @fn for each chunk of pageable memory in [va, va + range), with
+ * its BO reserved and populated and &vgpu_pool.lock held.  Copies into
+ * VRAM go to @cb, which has room for one more mapping to write after it.
+ */
 static int vgpu_chunk_for_each(struct vgpu_vm *vm, u64 va, u64 range,
+			       struct vgpu_chunk_batch *cb,
 			       int (*fn)(struct vgpu_vm *vm, struct drm_gpuva *gva,
 					 struct vgpu_chunk *c, void *arg),
 			       void *arg)
@@ -1267,16 +1404,18 @@ static int vgpu_chunk_for_each(struct vgpu_vm *vm, u64 va, u64 range,
 
 			if (signal_pending(current))
 				return -ERESTARTSYS;
-			ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
+			ret = vgpu_chunk_grow((void **)&cb->maps, &cb->max_maps,
+					      cb->nr_maps + 1, sizeof(*cb->maps));
 			if (ret)
 				return ret;
-			ret = vgpu_chunk_populate(bo, NULL);
-			if (!ret) {
-				vgpu_pool_lock(&vdev->pool);
-				vgpu_chunk_copy_wait_locked(vdev, c, NULL);
+			ret = vgpu_chunk_lock_bo(bo, cb);
+			if (ret)
+				return ret;
+			vgpu_pool_lock(&vdev->pool);
+			ret = vgpu_chunk_copy_wait_locked(vdev, c, cb);
+			if (!ret)
 				ret = fn(vm, gva, c, arg);
-				vgpu_pool_unlock(&vdev->pool);
-			}
+			vgpu_pool_unlock(&vdev->pool);
 			dma_resv_unlock(bo->tbo.base.resv);
 			if (ret)
 				return ret;
@@ -1289,6 +1428,7 @@ static int vgpu_chunk_for_each(struct vgpu_vm *vm, u64 va, u64 range,
 struct vgpu_chunk_place_args {
 	u32 placement;
 	u64 moved;
+	struct vgpu_chunk_batch *cb;
 };
 
 static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
@@ -1296,25 +1436,55 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 {
 	struct vgpu_chunk_place_args *a = arg;
 	struct vgpu_device *vdev = vm->vdev;
+	struct vgpu_chunk_act act = {
+		.vm = vm, .gva = gva, .cb = a->cb, .prefetch = true,
+	};
+	bool home = vgpu_chunk_state(c) == VGPU_CHUNK_HOME;
+	u64 cva, size, off;
 	int ret;
 
 	if (a->placement == DRM_VGPU_PLACE_SYSTEM) {
-		if (!c->block)
+		if (home)
 			return 0;
 		ret = vgpu_chunk_evict_locked(vdev, c);
 		if (!ret)
 			a->moved += vgpu_chunk_size(vdev);
 		return ret;
 	}
-	if (!c->block) {
-		ret = vgpu_chunk_migrate_in_locked(vm, c, true, false, NULL);
-		if (ret)
-			return ret;
-		a->moved += vgpu_chunk_size(vdev);
-	} else {
+	/* Brought in and mapped, or just mapped. */
+	if (!home)
 		c->unit.batch = vdev->pool.batch_seq;
+	ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_PREFETCH, 0, &act);
+	if (ret == -EINPROGRESS && vgpu_chunk_in_va(vdev, c, gva, &cva, &size, &off)) {
+		/* Mapped once the batch's copies are done. */
+		a->cb->maps[a->cb->nr_maps++] = (struct vgpu_chunk_map) {
+			.vm = vgpu_vm_get(vm), .va = cva,
+		};
+		ret = 0;
 	}
-	return vgpu_chunk_map_locked(vm, gva, c, false, NULL);
+	if (!ret && home)
+		a->moved += vgpu_chunk_size(vdev);
+	return ret;
+}
+
+/*
+ * Runs @fn over the range with a batch of the caller's: the copies into
+ * VRAM of the whole range are queued together, waited for once, and then
+ * mapped.
+ */
+static int vgpu_chunk_range_batched(struct vgpu_vm *vm, u64 va, u64 range,
+				    int (*fn)(struct vgpu_vm *vm,
+					      struct drm_gpuva *gva,
+					      struct vgpu_chunk *c, void *arg),
+				    void *arg, struct vgpu_chunk_batch *cb)
+{
+	int ret, err;
+
+	vgpu_chunk_batch_begin(vm->vdev);
+	ret = vgpu_chunk_for_each(vm, va, range, cb, fn, arg);
+	/* What was queued is done with either way. */
+	err = vgpu_chunk_batch_finish(cb);
+	return ret ?: err;
 }
 
 /**
@@ -1326,20 +1496,23 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
  * @moved: bytes moved are added here
  *
  * VRAM: every chunk is brought in (evicting colder ones, never those of
- * this call) and mapped, so the GPU does not fault on it.  System: every
- * VRAM chunk is evicted (written back if dirty) and unmapped.
+ * this call) and mapped, so the GPU does not fault on it; the copies are
+ * queued in one batch and waited for once.  System: every VRAM chunk is
+ * evicted (written back if dirty) and unmapped.
  *
  * Return: 0, -ENOSPC when the range does not fit in VRAM (what moved
- * stays), -ERESTARTSYS on a signal, or another negative errno.
+ * stays), -ERESTARTSYS on a signal, -EIO if a copy failed (that chunk
+ * stays in system memory), or another negative errno.
  */
 int vgpu_chunk_place_range(struct vgpu_vm *vm, u64 va, u64 range,
 			   u32 placement, u64 *moved)
 {
-	struct vgpu_chunk_place_args a = { .placement = placement };
+	struct vgpu_chunk_batch cb;
+	struct vgpu_chunk_place_args a = { .placement = placement, .cb = &cb };
 	int ret;
 
-	vgpu_chunk_batch_begin(vm->vdev);
-	ret = vgpu_chunk_for_each(vm, va, range, vgpu_chunk_place_one, &a);
+	vgpu_chunk_batch_init(&cb, vm->vdev, vm);
+	ret = vgpu_chunk_range_batched(vm, va, range, vgpu_chunk_place_one, &a, &cb);
 	*moved += a.moved;
 	return ret;
 }
@@ -1373,8 +1546,8 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		}
 		c->flags &= ~VGPU_CHUNK_READ_MOSTLY;
 		/* The VRAM copy stays, the only one, mapped as before. */
-		vgpu_chunk_collapse_to_vram_locked(vm->vdev, c);
-		return 0;
+		return vgpu_chunk_transition_locked(vm->vdev, c,
+						    VGPU_CHUNK_EV_UNADVISE_RM, 0, NULL);
 	case DRM_VGPU_ADVICE_ACCESSED_BY:
 		if (a->value & DRM_VGPU_ACCESSOR_GPU)
 			c->flags |= VGPU_CHUNK_ACCESSED_BY;
@@ -1409,14 +1582,15 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,
 			    u32 advice, u64 value, u64 *moved)
 {
+	struct vgpu_chunk_batch cb;
 	struct vgpu_chunk_advise_args a = {
 		.advice = advice, .value = value,
-		.place.placement = value,
+		.place = { .placement = value, .cb = &cb },
 	};
 	int ret;
 
-	vgpu_chunk_batch_begin(vm->vdev);
-	ret = vgpu_chunk_for_each(vm, va, range, vgpu_chunk_advise_one, &a);
+	vgpu_chunk_batch_init(&cb, vm->vdev, vm);
+	ret = vgpu_chunk_range_batched(vm, va, range, vgpu_chunk_advise_one, &a, &cb);
 	*moved += a.place.moved;
 	return ret;
 }
@@ -1432,10 +1606,10 @@ int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,
  *
  * Only the touched chunk moves (written back if dirty, as an eviction):
  * afterwards its system pages hold every byte.  Chunks in VRAM keep no
- * CPU mapping (vgpu_chunk_migrate_in_locked() zaps it).  A duplicated
- * READ_MOSTLY chunk stays where it is for a read, and the CPU maps its
- * system pages read-only; a write drops its VRAM copy first (as an
- * eviction, which finds it clean and copies nothing back).
+ * CPU mapping (bringing them in zaps it).  A duplicated READ_MOSTLY chunk
+ * stays where it is for a read, and the CPU maps its system pages
+ * read-only; a write drops its VRAM copy first (as an eviction, which
+ * finds it clean and copies nothing back).
  *
  * Return: 0 or the error of a failed copy.
  */
@@ -1445,10 +1619,10 @@ int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page, bool write,
 	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
 	unsigned int shift = vdev->paging.chunk_shift - PAGE_SHIFT;
 	struct vgpu_bo_chunks *t = bo->chunks;
+	struct vgpu_chunk_act a = {};
 	struct vgpu_chunk *c;
 	pgoff_t left;
-	bool dup;
-	int ret = 0;
+	int ret;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
 	if (!t || (page >> shift) >= t->nr)
@@ -1463,16 +1637,12 @@ int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page, bool write,
 	vgpu_pool_lock(&vdev->pool);
 	/* A copy the fault thread queued ends first. */
 	vgpu_chunk_copy_wait_locked(vdev, c, NULL);
-	dup = c->flags & VGPU_CHUNK_DUPLICATED;
-	if (dup && !write) {
-		if (read_only)
-			*read_only = true;
-	} else if (c->block) {
-		/* GPU mappings zapped, TLBs clean, then the VRAM goes. */
-		ret = vgpu_chunk_evict_locked(vdev, c);
-		if (!ret && dup)
-			vgpu_stats_add(vdev, NULL, VGPU_STAT_READ_MOSTLY_COLLAPSES, 1);
-	}
+	/* Home, or duplicated for a read: the pages are up to date. */
+	ret = vgpu_chunk_transition_locked(vdev, c, write ? VGPU_CHUNK_EV_CPU_WRITE :
+							    VGPU_CHUNK_EV_CPU_READ,
+					   0, &a);
+	if (read_only)
+		*read_only = a.read_only;
 	vgpu_pool_unlock(&vdev->pool);
 	return ret;
 }

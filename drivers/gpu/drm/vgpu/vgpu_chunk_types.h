@@ -100,8 +100,11 @@ struct vgpu_chunk_map {
  * @maps: prefetched chunks to map after the copies.
  * @nr_maps: entries in @maps.
  * @max_maps: room in @maps.
+ * @locked_vm: the VM whose lock the owner holds throughout (PREFETCH,
+ *	ADVISE), or NULL (the fault thread).
  *
- * Owned by the fault thread; see "Pageable BOs and chunk migration".
+ * Owned by the fault thread, or by a PREFETCH or ADVISE call; see
+ * "Pageable BOs and chunk migration".
  */
 struct vgpu_chunk_batch {
 	struct vgpu_migrate_batch copy;
@@ -111,6 +114,7 @@ struct vgpu_chunk_batch {
 	struct vgpu_chunk_map *maps;
 	unsigned int nr_maps;
 	unsigned int max_maps;
+	struct vgpu_vm *locked_vm;
 };
 
 #endif /* __VGPU_CHUNK_TYPES_H__ */

@@ -302,7 +302,7 @@ static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
 
 	vgpu_fault_batch_sort(b);
 	vgpu_chunk_batch_begin(vdev);
-	vgpu_chunk_batch_init(&cb, vdev);
+	vgpu_chunk_batch_init(&cb, vdev, NULL);
 	vgpu_fault_batch_for_each_group(b, g) {
 		if (g->vm && g->vm != last)
 			vgpu_stats_vm_add(g->vm, VGPU_STAT_FAULT_BATCHES, 1);

@@ -18,6 +18,7 @@
 #include "vgpu_pt.h"
 #include "vgpu_queue.h"
 #include "vgpu_res_cursor.h"
+#include "vgpu_stats.h"
 #include "vgpu_vm.h"
 
 /**
@@ -52,14 +53,14 @@
  * still open must first have its owner submit it:
  * vgpu_migrate_batch_owns() tells.
  *
- * - The fault thread keeps one batch per fault batch: chunk copies into
- *   VRAM and the copy back of the victims they evict are queued together,
+ * - The fault thread keeps one batch per fault batch, and PREFETCH and
+ *   ADVISE one per call: the chunk copies into VRAM are queued together,
  *   submitted as one or few jobs, and waited for once (see "Pageable BOs
  *   and chunk migration").
- * - TTM moves, CPU faults, PREFETCH and ADVISE queue their copies in a
- *   batch of their own and wait for it at once (vgpu_migrate_batch_wait()):
- *   TTM already waited for the BO to be idle, then the copy is done, then
- *   TTM swaps the resources.
+ * - TTM moves, CPU faults and evictions queue their copies in a batch of
+ *   their own and wait for it at once (vgpu_migrate_batch_wait()): TTM
+ *   already waited for the BO to be idle, then the copy is done, then TTM
+ *   swaps the resources.
  *
  * Until the engine is up, and for DMA addresses outside the window, the
  * CPU copies through the BAR window instead, and VRAM BOs are kept inside
@@ -198,10 +199,12 @@ static void vgpu_migrate_flush(struct vgpu_migrate_batch *b)
 		mutex_lock(&m->lock);
 		fence = vgpu_job_submit_kernel(m->vm, &m->entity, q, b->dw, b->n);
 		mutex_unlock(&m->lock);
-		if (IS_ERR(fence))
+		if (IS_ERR(fence)) {
 			b->error = PTR_ERR(fence);
-		else
+		} else {
 			b->jobs[b->nr_jobs++] = fence;
+			vgpu_stats_add(b->vdev, NULL, VGPU_STAT_COPY_JOBS, 1);
+		}
 	}
 	b->n = 0;
 }

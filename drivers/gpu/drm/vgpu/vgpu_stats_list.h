@@ -170,6 +170,9 @@
 	X(POOL_NO_VICTIM, pool_no_victim, NULL, COUNT, DRIVER,		\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "searches that found no unit to evict")			\
+	X(COPY_JOBS, copy_jobs, NULL, COUNT, DRIVER,			\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "copy-engine jobs the kernel submitted (moves, chunk copies)") \
 	X(CPU_FAULT_MOVES, cpu_fault_moves, NULL, COUNT, DRIVER,	\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "VRAM BOs moved into the CPU window by a CPU page fault")	\

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+
+#include "vgpu_chunk_state.h"
+
+/**
+ * DOC: The chunk state machine
+ *
+ * Every change of where a chunk's data lives is one transition of
+ * vgpu_chunk_plan(): given the chunk's state, what happened and the
+ * chunk's advice, it returns the next state and the steps to take.
+ * vgpu_chunk.c runs the steps, always in the order of their bits:
+ *
+ * 1. allocate the VRAM copy (the pool may evict colder units);
+ * 2. take away every mapping that could see stale data: the CPU's, and
+ *    the GPU's in every VM at every VA, waiting for the TLB invalidation
+ *    (the device's dirty bits are final only then);
+ * 3. copy back a VRAM copy the device dirtied, then free it;
+ * 4. copy in;
+ * 5. map: every mapping to the system pages (ACCESSED_BY), or the acting
+ *    one to the VRAM copy or the system pages.
+ *
+ * So no transition copies data that a mapping may still write, and none
+ * maps a copy before it holds the data.  The table, by state (events not
+ * listed leave the chunk as it is, with nothing to do):
+ *
+ * ============== ================ ===================================== ===========
+ * state          event            steps                                 next
+ * ============== ================ ===================================== ===========
+ * home           GPU read/write   map system pages (remote)             home
+ * home           GPU read/write,  alloc, zap CPU, unmap GPU, copy in,   copying
+ *                prefetch         map VRAM once copied (READ_MOSTLY and copying_dup
+ *                                 no write: duplicated)
+ * copying(_dup)  copy done        \-                                    vram (dup)
+ * copying(_dup)  copy failed      free                                  home
+ * vram           GPU access,      map VRAM                              vram
+ *                prefetch
+ * vram           evict, CPU       unmap GPU, copy back if dirty, free,  home
+ *                access           (ACCESSED_BY: map remote everywhere)
+ * dup            GPU read,        map VRAM (read-only)                  dup
+ *                prefetch
+ * dup            GPU write,       zap CPU, map VRAM                     vram
+ *                unadvise
+ * dup            CPU read         the CPU maps read-only                dup
+ * dup            evict, CPU write unmap GPU, copy back if dirty (never:   home
+ *                                 read-only everywhere), free
+ * ============== ================ ===================================== ===========
+ *
+ * While a copy runs the chunk takes no other event (-EBUSY): the caller
+ * waits for the copy, or, the fault thread, resolves the fault after its
+ * batch's copies.  An event that cannot happen in a state (a copy ending
+ * that never began) is -EINVAL.  The file knows nothing of TTM, page
+ * tables or registers; ``vgpu_kunit_chunk_state`` tests every transition.
+ */
+
+static const char *const vgpu_chunk_state_names[VGPU_CHUNK_NR_STATES] = {
+	[VGPU_CHUNK_HOME] = "home",
+	[VGPU_CHUNK_COPYING] = "copying",
+	[VGPU_CHUNK_COPYING_DUP] = "copying_dup",
+	[VGPU_CHUNK_VRAM] = "vram",
+	[VGPU_CHUNK_DUP] = "dup",
+};
+
+/**
+ * vgpu_chunk_state_name() - a state's name, for logs and debugfs
+ * @state: state
+ *
+ * Return: its name, or "?".
+ */
+const char *vgpu_chunk_state_name(enum vgpu_chunk_state state)
+{
+	return (unsigned int)state < VGPU_CHUNK_NR_STATES ?
+	       vgpu_chunk_state_names[state] : "?";
+}
+
+/* Mapped once the copy is done: at once when it is waited for. */
+#define VGPU_CHUNK_MIGRATE_IN	(VGPU_CHUNK_DO_ALLOC | VGPU_CHUNK_DO_ZAP_CPU | \
+				 VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_IN | \
+				 VGPU_CHUNK_DO_MAP_VRAM)
+
+static void vgpu_chunk_plan_home(enum vgpu_chunk_event ev, u32 in,
+				 struct vgpu_chunk_plan *p)
+{
+	bool dup = ev != VGPU_CHUNK_EV_GPU_WRITE && (in & VGPU_CHUNK_IN_READ_MOSTLY);
+
+	switch (ev) {
+	case VGPU_CHUNK_EV_GPU_READ:
+	case VGPU_CHUNK_EV_GPU_WRITE:
+		if (in & VGPU_CHUNK_IN_REMOTE) {
+			p->steps = VGPU_CHUNK_DO_MAP_SYSTEM;
+			return;
+		}
+		fallthrough;
+	case VGPU_CHUNK_EV_PREFETCH:
+		if (in & VGPU_CHUNK_IN_REMOTE)
+			return;
+		p->steps = VGPU_CHUNK_MIGRATE_IN;
+		p->next = dup ? VGPU_CHUNK_COPYING_DUP : VGPU_CHUNK_COPYING;
+		return;
+	default:
+		return;
+	}
+}
+
+static void vgpu_chunk_plan_vram(enum vgpu_chunk_event ev, u32 in,
+				 struct vgpu_chunk_plan *p)
+{
+	switch (ev) {
+	case VGPU_CHUNK_EV_GPU_READ:
+	case VGPU_CHUNK_EV_GPU_WRITE:
+	case VGPU_CHUNK_EV_PREFETCH:
+		p->steps = VGPU_CHUNK_DO_MAP_VRAM;
+		return;
+	case VGPU_CHUNK_EV_EVICT:
+	case VGPU_CHUNK_EV_CPU_READ:
+	case VGPU_CHUNK_EV_CPU_WRITE:
+		p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK |
+			   VGPU_CHUNK_DO_FREE;
+		if (in & VGPU_CHUNK_IN_ACCESSED_BY)
+			p->steps |= VGPU_CHUNK_DO_MAP_REMOTE_ALL;
+		p->next = VGPU_CHUNK_HOME;
+		return;
+	default:
+		return;
+	}
+}
+
+static void vgpu_chunk_plan_dup(enum vgpu_chunk_event ev, u32 in,
+				struct vgpu_chunk_plan *p)
+{
+	switch (ev) {
+	case VGPU_CHUNK_EV_GPU_READ:
+	case VGPU_CHUNK_EV_PREFETCH:
+		p->steps = VGPU_CHUNK_DO_MAP_VRAM;
+		return;
+	case VGPU_CHUNK_EV_GPU_WRITE:
+		p->steps = VGPU_CHUNK_DO_ZAP_CPU | VGPU_CHUNK_DO_MAP_VRAM;
+		p->next = VGPU_CHUNK_VRAM;
+		return;
+	case VGPU_CHUNK_EV_UNADVISE_RM:
+		p->steps = VGPU_CHUNK_DO_ZAP_CPU;
+		p->next = VGPU_CHUNK_VRAM;
+		return;
+	case VGPU_CHUNK_EV_CPU_READ:
+		p->steps = VGPU_CHUNK_DO_CPU_RO;
+		return;
+	case VGPU_CHUNK_EV_EVICT:
+	case VGPU_CHUNK_EV_CPU_WRITE:
+		/*
+		 * Read-only everywhere: the system pages are up to date, and
+		 * the device's dirty bits, final after the unmap, say so.
+		 */
+		p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK |
+			   VGPU_CHUNK_DO_FREE;
+		if (in & VGPU_CHUNK_IN_ACCESSED_BY)
+			p->steps |= VGPU_CHUNK_DO_MAP_REMOTE_ALL;
+		p->next = VGPU_CHUNK_HOME;
+		return;
+	default:
+		return;
+	}
+}
+
+/**
+ * vgpu_chunk_plan() - the transition of a chunk for an event
+ * @state: the chunk's state
+ * @ev: what happened
+ * @in: ``VGPU_CHUNK_IN_*``
+ * @p: out: the next state and the steps (see "The chunk state machine")
+ *
+ * Return: 0; -EBUSY while a copy runs (wait for it, then plan again);
+ * -EINVAL for an event the state cannot take.
+ */
+int vgpu_chunk_plan(enum vgpu_chunk_state state, enum vgpu_chunk_event ev,
+		    u32 in, struct vgpu_chunk_plan *p)
+{
+	p->next = state;
+	p->steps = 0;
+	if ((unsigned int)ev >= VGPU_CHUNK_NR_EVENTS)
+		return -EINVAL;
+
+	switch (state) {
+	case VGPU_CHUNK_HOME:
+		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED)
+			return -EINVAL;
+		vgpu_chunk_plan_home(ev, in, p);
+		return 0;
+	case VGPU_CHUNK_COPYING:
+	case VGPU_CHUNK_COPYING_DUP:
+		if (ev == VGPU_CHUNK_EV_COPY_DONE) {
+			p->next = state == VGPU_CHUNK_COPYING ? VGPU_CHUNK_VRAM :
+								 VGPU_CHUNK_DUP;
+			return 0;
+		}
+		if (ev == VGPU_CHUNK_EV_COPY_FAILED) {
+			p->steps = VGPU_CHUNK_DO_FREE;
+			p->next = VGPU_CHUNK_HOME;
+			return 0;
+		}
+		return -EBUSY;
+	case VGPU_CHUNK_VRAM:
+		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED)
+			return -EINVAL;
+		vgpu_chunk_plan_vram(ev, in, p);
+		return 0;
+	case VGPU_CHUNK_DUP:
+		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED)
+			return -EINVAL;
+		vgpu_chunk_plan_dup(ev, in, p);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
