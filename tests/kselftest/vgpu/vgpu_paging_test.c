@@ -1549,6 +1549,60 @@ static uint64_t dev_counter(struct vgpu_dev *dev, const char *name)
 }
 
 /*
+ * A fault's victims are written back in the fault's own batch: with VRAM
+ * full of chunks the GPU wrote, each fault batch evicts a dirty chunk,
+ * queues its copy back and the copy into the VRAM it gives up in one copy
+ * job, and waits once: copy jobs stay at one per batch, not one more per
+ * victim.  Every chunk keeps what the GPU wrote.
+ */
+TEST_F(pageable, victims_written_back_in_the_batch)
+{
+	const uint64_t chunk = 2 * MiB, size = 2 * self->vram;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t jobs0, jobs, batches, back, i;
+	struct vgpu_cmd cmd;
+	uint32_t *p, h;
+
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, set_policy(&self->dev, "eviction_policy", "lru"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	jobs0 = dev_counter(&self->dev, "copy_jobs");
+	ASSERT_NE(~0ull, jobs0);
+
+	/* Each chunk its own value: the second half evicts the first. */
+	vgpu_cmd_init(&cmd);
+	for (i = 0; i < size / chunk; i++)
+		vgpu_cmd_fill(&cmd, PVA + i * chunk, chunk, 0x5a000000u + (uint32_t)i);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 120 * SEC));
+	vgpu_cmd_fini(&cmd);
+
+	jobs = dev_counter(&self->dev, "copy_jobs") - jobs0;
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	batches = pg.vm.fault_batches - pg0.vm.fault_batches;
+	back = (pg.vm.bytes_to_system - pg0.vm.bytes_to_system) / chunk;
+	TH_LOG("%llu batches, %llu chunks written back, %llu copy jobs",
+	       (unsigned long long)batches, (unsigned long long)back,
+	       (unsigned long long)jobs);
+	EXPECT_EQ(0, pg.vm.faults_cancelled - pg0.vm.faults_cancelled);
+	/* Dirty victims: about half the BO went back while the rest came in. */
+	EXPECT_LE(size / chunk / 2 - 4, back);
+	/* One job per batch, copies back included (page tables: none). */
+	EXPECT_GE(batches + 2, jobs);
+	EXPECT_LT(jobs, batches + back);
+
+	/* The CPU takes every chunk home: each holds its value. */
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	for (i = 0; i < size / 4; i++)
+		if (p[i] != 0x5a000000u + (uint32_t)(i * 4 / chunk))
+			break;
+	EXPECT_EQ(size / 4, i) TH_LOG("first bad word %llu", (unsigned long long)i);
+	vgpu_bo_unmap(p, size);
+}
+
+/*
  * PREFETCH queues the copies of its whole range in one batch, waited for
  * once: eight chunks take one or two copy jobs (a job holds at least four
  * chunks of 4 KiB pieces), not eight; the data arrives and is mapped.

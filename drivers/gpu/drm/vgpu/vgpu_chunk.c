@@ -81,9 +81,17 @@
  * later are resolved again, which maps the new VRAM copies; then the
  * stalled queues replay.  So the page tables never point at a VRAM copy
  * before its copy is done: the order is unmap (and TLB invalidation),
- * copy, wait, map, replay.  The victims that make room for a copy are
- * evicted by the pool before it is queued, their dirty copies written
- * back and waited for: a freed block holds nothing anybody still needs.
+ * copy, wait, map, replay.  The victims that make room for a batch's
+ * copies are evicted into the batch too: each is unmapped everywhere
+ * (the TLB invalidation waited for, so its dirty bits are final), its
+ * copy back queued in the batch if it is dirty, and its block *handed
+ * over* to the batch (&vgpu_chunk_batch.spare) instead of freed; the
+ * batch's next copy into VRAM takes that block, and the copy engine runs
+ * it after the copy back, in the order they were queued.  No other
+ * allocation sees the block until vgpu_chunk_batch_finish() frees what
+ * is left of them, after the wait.  While its copy back runs, the victim
+ * is *copying home* and nobody maps it.  PREFETCH and ADVISE batch their
+ * copies, and the evictions that make room for them, the same way.
  *
  * While &vgpu_chunk.copy is set nobody else maps, copies or evicts it:
  * CPU faults, PREFETCH, ADVISE and the other mappings' faults wait for
@@ -258,15 +266,22 @@ static inline u64 vgpu_chunk_offset(const struct vgpu_device *vdev,
 }
 
 /*
- * Gives chunk @c's VRAM copy back: out of the pool, the block freed.  The
- * caller drops &vgpu_bo_chunks.resident once the pages may move.
+ * Gives chunk @c's VRAM copy back: out of the pool, the block freed, or
+ * handed over to batch @cb, where a copy back of it is queued: only the
+ * copies queued after it may reuse the block (vgpu_chunk_alloc_vram_locked()),
+ * and vgpu_chunk_batch_finish() frees it after them.  The caller drops
+ * &vgpu_bo_chunks.resident once the pages may move.
  */
 static void vgpu_chunk_free_vram_locked(struct vgpu_device *vdev,
-					struct vgpu_chunk *c)
+					struct vgpu_chunk *c,
+					struct vgpu_chunk_batch *cb)
 {
 	lockdep_assert_held(&vdev->pool.lock);
 	vgpu_pool_remove_locked(&vdev->pool, &c->unit);
-	vgpu_vram_mgr_free_chunk(vdev, c->block);
+	if (cb)
+		list_add_tail(&c->block->link, &cb->spare);
+	else
+		vgpu_vram_mgr_free_chunk(vdev, c->block);
 	c->block = NULL;
 	c->flags &= ~VGPU_CHUNK_DUPLICATED;
 }
@@ -339,7 +354,7 @@ void vgpu_chunk_bo_fini(struct vgpu_bo *bo)
 		WARN_ON_ONCE(c->copy);
 		if (!c->block)
 			continue;
-		vgpu_chunk_free_vram_locked(vdev, c);
+		vgpu_chunk_free_vram_locked(vdev, c, NULL);
 		atomic_dec(&t->resident);
 	}
 	if (locked)
@@ -611,7 +626,8 @@ static int vgpu_chunk_copy_done_locked(struct vgpu_device *vdev,
 		return 0;
 	err = f->error;
 	if (err)
-		drm_err_ratelimited(&vdev->drm, "chunk copy to VRAM failed: %d\n", err);
+		drm_err_ratelimited(&vdev->drm, "chunk copy %s failed: %d\n",
+				    c->block ? "to VRAM" : "back", err);
 	vgpu_chunk_transition_locked(vdev, c, err ? VGPU_CHUNK_EV_COPY_FAILED :
 						    VGPU_CHUNK_EV_COPY_DONE,
 				     0, NULL);
@@ -709,6 +725,8 @@ static enum vgpu_chunk_state vgpu_chunk_state(const struct vgpu_chunk *c)
 {
 	bool dup = c->flags & VGPU_CHUNK_DUPLICATED;
 
+	if (c->copy && !c->block)
+		return VGPU_CHUNK_COPYING_HOME;
 	if (c->copy)
 		return dup ? VGPU_CHUNK_COPYING_DUP : VGPU_CHUNK_COPYING;
 	if (c->block)
@@ -732,6 +750,44 @@ static u32 vgpu_chunk_advice_in(const struct vgpu_chunk *c)
 }
 
 /*
+ * VGPU_CHUNK_DO_ALLOC: a chunk-sized VRAM block, at @vram.  A block a
+ * victim of batch @cb handed over comes first: the copy into it is
+ * queued after the victim's copy back.  Else the VRAM manager's, and
+ * while VRAM is full the pool evicts its coldest unit (a chunk or an
+ * ordinary BO); a chunk it evicts for @cb hands its block over to @cb.
+ *
+ * Return: the block, or an ERR_PTR(): -ENOSPC when nothing could be
+ * evicted.
+ */
+static struct gpu_buddy_block *
+vgpu_chunk_alloc_vram_locked(struct vgpu_device *vdev,
+			     struct vgpu_chunk_batch *cb, u64 *vram)
+{
+	struct vgpu_pool *pool = &vdev->pool;
+	struct gpu_buddy_block *block;
+	int ret;
+
+	lockdep_assert_held(&pool->lock);
+	for (;;) {
+		if (cb && !list_empty(&cb->spare)) {
+			block = list_first_entry(&cb->spare, struct gpu_buddy_block,
+						 link);
+			list_del(&block->link);
+			*vram = vgpu_vram_mgr_chunk_offset(block);
+			return block;
+		}
+		block = vgpu_vram_mgr_alloc_chunk(vdev, vgpu_chunk_size(vdev), vram);
+		if (!IS_ERR(block) || PTR_ERR(block) != -ENOSPC)
+			return block;
+		pool->handover = cb;
+		ret = vgpu_pool_make_room_locked(pool, 0, vdev->vram_size);
+		pool->handover = NULL;
+		if (ret)
+			return ERR_PTR(ret);
+	}
+}
+
+/*
  * VGPU_CHUNK_DO_COPY_IN: copies @c's system pages into the VRAM copy at
  * @block / @vram, queued in @a->cb or waited for, and makes the copy the
  * chunk's.  On error the block is freed and nothing changed but the
@@ -747,13 +803,16 @@ static int vgpu_chunk_copy_in_locked(struct vgpu_device *vdev,
 
 	ret = vgpu_chunk_copy_locked(vdev, c, a->cb, vram, true);
 	if (ret) {
-		vgpu_vram_mgr_free_chunk(vdev, block);
+		/* A block handed over may still be read by a copy back. */
+		if (a->cb)
+			list_add(&block->link, &a->cb->spare);
+		else
+			vgpu_vram_mgr_free_chunk(vdev, block);
 		return ret;
 	}
 	c->block = block;
 	c->vram = vram;
 	c->flags &= ~VGPU_CHUNK_DIRTY;
-	atomic_inc(&c->bo->chunks->resident);
 	/* A fault is a use; a prefetched chunk has to earn its history. */
 	vgpu_pool_insert_locked(&vdev->pool, &c->unit, size, !a->prefetch);
 	/* The copy itself counted as accesses (else when it is done). */
@@ -773,9 +832,10 @@ static int vgpu_chunk_copy_in_locked(struct vgpu_device *vdev,
  * the chunk then stays in VRAM, unmapped, and the next fault maps it.
  */
 static int vgpu_chunk_copy_back_locked(struct vgpu_device *vdev,
-				       struct vgpu_chunk *c)
+				       struct vgpu_chunk *c,
+				       struct vgpu_chunk_batch *cb)
 {
-	int ret = vgpu_chunk_copy_locked(vdev, c, NULL, c->vram, false);
+	int ret = vgpu_chunk_copy_locked(vdev, c, cb, c->vram, false);
 
 	if (ret == -EOPNOTSUPP || ret == -ENXIO || ret == -ENOMEM) {
 		drm_err_ratelimited(&vdev->drm, "chunk eviction failed: %d\n", ret);
@@ -848,10 +908,9 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 {
 	struct vgpu_chunk_act none = {};
 	enum vgpu_chunk_state state = vgpu_chunk_state(c);
-	u64 size = vgpu_chunk_size(vdev);
 	struct gpu_buddy_block *block = NULL;
 	struct vgpu_chunk_plan p;
-	bool dirty = false;
+	bool dirty = false, resident;
 	u64 vram = 0;
 	int ret;
 
@@ -865,12 +924,11 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 		dma_fence_put(c->copy);
 		c->copy = NULL;
 		/* The copy itself counted as accesses. */
-		if (ev == VGPU_CHUNK_EV_COPY_DONE)
+		if (ev == VGPU_CHUNK_EV_COPY_DONE && c->block)
 			c->unit.ev.ctr_snap = vgpu_chunk_read_ctr(vdev, c);
 	}
 	if (p.steps & VGPU_CHUNK_DO_ALLOC) {
-		/* Evicts the pool's coldest units while VRAM is full. */
-		block = vgpu_vram_mgr_alloc_chunk(vdev, size, &vram);
+		block = vgpu_chunk_alloc_vram_locked(vdev, a->cb, &vram);
 		if (IS_ERR(block))
 			return PTR_ERR(block);
 	}
@@ -878,17 +936,21 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 		vgpu_chunk_zap_cpu(vdev, c);
 	if (p.steps & VGPU_CHUNK_DO_UNMAP_GPU)
 		dirty = vgpu_chunk_unmap_all_locked(vdev, c,
-						    p.steps & VGPU_CHUNK_DO_FREE);
+						    !(p.steps & VGPU_CHUNK_DO_COPY_IN));
 	if ((p.steps & VGPU_CHUNK_DO_COPY_BACK) && dirty) {
-		ret = vgpu_chunk_copy_back_locked(vdev, c);
+		ret = vgpu_chunk_copy_back_locked(vdev, c,
+						  p.steps & VGPU_CHUNK_DO_HAND_OVER ?
+						  a->cb : NULL);
 		if (ret)
 			return ret;
 	}
-	if (p.steps & VGPU_CHUNK_DO_FREE) {
+	if (p.steps & (VGPU_CHUNK_DO_FREE | VGPU_CHUNK_DO_HAND_OVER)) {
 		if (p.steps & VGPU_CHUNK_DO_UNMAP_GPU)
 			vgpu_chunk_evicted_locked(vdev, c);
 		c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_PREFETCHED);
-		vgpu_chunk_free_vram_locked(vdev, c);
+		vgpu_chunk_free_vram_locked(vdev, c,
+					    p.steps & VGPU_CHUNK_DO_HAND_OVER ?
+					    a->cb : NULL);
 	}
 	if (p.steps & VGPU_CHUNK_DO_COPY_IN) {
 		ret = vgpu_chunk_copy_in_locked(vdev, c, block, vram, a);
@@ -915,13 +977,18 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 	 */
 	if (p.steps & VGPU_CHUNK_DO_MAP_REMOTE_ALL)
 		vgpu_chunk_map_all_remote_locked(vdev, c);
-	if (p.steps & VGPU_CHUNK_DO_FREE)
+	/* Pinned while away from home, and while a copy back runs. */
+	resident = vgpu_chunk_state(c) != VGPU_CHUNK_HOME;
+	if (resident && state == VGPU_CHUNK_HOME)
+		atomic_inc(&c->bo->chunks->resident);
+	else if (!resident && state != VGPU_CHUNK_HOME)
 		atomic_dec(&c->bo->chunks->resident);
 	if (p.steps & (VGPU_CHUNK_DO_MAP_VRAM | VGPU_CHUNK_DO_MAP_SYSTEM))
 		ret = vgpu_chunk_map_step_locked(vdev, c, p.steps, a);
-	/* Synchronous copies are done: the chunk is past its copy already. */
-	WARN_ON_ONCE(!ret && vgpu_chunk_state(c) != p.next &&
-		     !(p.steps & VGPU_CHUNK_DO_COPY_IN && !c->copy));
+	/* A copy waited for, or none needed: past the copy already. */
+	WARN_ON_ONCE((!ret || ret == -EINPROGRESS) &&
+		     vgpu_chunk_state(c) != p.next &&
+		     (c->copy || vgpu_chunk_state(c) != vgpu_chunk_state_settled(p.next)));
 	a->read_only = p.steps & VGPU_CHUNK_DO_CPU_RO;
 	return ret;
 }
@@ -969,12 +1036,25 @@ static bool vgpu_chunk_unit_intersects(struct vgpu_pool_unit *u, u64 start,
 	return c->vram < end && c->vram + u->size > start;
 }
 
-/* Takes no reservation: see "Demand paging: locking". */
+/*
+ * Takes no reservation: see "Demand paging: locking".  Making room for a
+ * batch of copies (&vgpu_pool.handover), the copy back is queued there
+ * and the block handed over; an allocation the eviction itself makes
+ * (page tables) evicts without.
+ */
 static int vgpu_chunk_unit_evict(struct vgpu_pool_unit *u)
 {
 	struct vgpu_chunk *c = unit_to_chunk(u);
+	struct vgpu_device *vdev = to_vgpu(c->bo->tbo.base.dev);
+	struct vgpu_chunk_batch *cb = vdev->pool.handover;
+	struct vgpu_chunk_act a = { .cb = cb };
+	int ret;
 
-	return vgpu_chunk_evict_locked(to_vgpu(c->bo->tbo.base.dev), c);
+	vdev->pool.handover = NULL;
+	ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_EVICT,
+					   cb ? VGPU_CHUNK_IN_BATCH : 0, &a);
+	vdev->pool.handover = cb;
+	return ret;
 }
 
 static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
@@ -1241,6 +1321,7 @@ void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev
 	memset(cb, 0, sizeof(*cb));
 	vgpu_migrate_batch_init(&cb->copy, vdev);
 	cb->locked_vm = locked_vm;
+	INIT_LIST_HEAD(&cb->spare);
 }
 
 /**
@@ -1260,13 +1341,22 @@ int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = cb->copy.vdev;
 	struct vgpu_vm *locked = cb->locked_vm;
+	struct gpu_buddy_block *block, *next;
 	unsigned int i;
-	int err = 0;
+	int ret, err = 0;
 
 	vgpu_migrate_batch_submit(&cb->copy);
 	vgpu_pool_lock(&vdev->pool);
-	for (i = 0; i < cb->nr_chunks; i++)
-		err = err ?: vgpu_chunk_copy_wait_locked(vdev, cb->chunks[i], NULL);
+	for (i = 0; i < cb->nr_chunks; i++) {
+		ret = vgpu_chunk_copy_wait_locked(vdev, cb->chunks[i], NULL);
+		if (!err)
+			err = ret;
+	}
+	/* Every copy back out of them is done. */
+	list_for_each_entry_safe(block, next, &cb->spare, link) {
+		list_del(&block->link);
+		vgpu_vram_mgr_free_chunk(vdev, block);
+	}
 	vgpu_pool_unlock(&vdev->pool);
 	for (i = 0; i < cb->nr_maps; i++) {
 		vgpu_chunk_map_va(&cb->maps[i], cb->maps[i].vm == locked);

@@ -20,7 +20,10 @@
  * 2. take away every mapping that could see stale data: the CPU's, and
  *    the GPU's in every VM at every VA, waiting for the TLB invalidation
  *    (the device's dirty bits are final only then);
- * 3. copy back a VRAM copy the device dirtied, then free it;
+ * 3. copy back a VRAM copy the device dirtied, then free it, or, for an
+ *    eviction that makes room for a batch of copies, queue the copy back
+ *    in the batch and hand the block over to it: only the batch's later
+ *    copies, which the copy engine runs after the copy back, reuse it;
  * 4. copy in;
  * 5. map: every mapping to the system pages (ACCESSED_BY), or the acting
  *    one to the VRAM copy or the system pages.
@@ -42,6 +45,11 @@
  *                prefetch
  * vram           evict, CPU       unmap GPU, copy back if dirty, free,  home
  *                access           (ACCESSED_BY: map remote everywhere)
+ * vram, dup      evict for a      unmap GPU, queue the copy back if     copying_home
+ *                batch            dirty, hand the block over to the
+ *                                 batch
+ * copying_home   copy done or     \-                                    home
+ *                failed
  * dup            GPU read,        map VRAM (read-only)                  dup
  *                prefetch
  * dup            GPU write,       zap CPU, map VRAM                     vram
@@ -64,6 +72,7 @@ static const char *const vgpu_chunk_state_names[VGPU_CHUNK_NR_STATES] = {
 	[VGPU_CHUNK_COPYING_DUP] = "copying_dup",
 	[VGPU_CHUNK_VRAM] = "vram",
 	[VGPU_CHUNK_DUP] = "dup",
+	[VGPU_CHUNK_COPYING_HOME] = "copying_home",
 };
 
 /**
@@ -79,6 +88,27 @@ const char *vgpu_chunk_state_name(enum vgpu_chunk_state state)
 }
 
 /* Mapped once the copy is done: at once when it is waited for. */
+/**
+ * vgpu_chunk_state_settled() - the state once a running copy ends well
+ * @state: state
+ *
+ * Return: where a copying state leads when its copy succeeds (a copy that
+ * was waited for at once ends there); any other state itself.
+ */
+enum vgpu_chunk_state vgpu_chunk_state_settled(enum vgpu_chunk_state state)
+{
+	switch (state) {
+	case VGPU_CHUNK_COPYING:
+		return VGPU_CHUNK_VRAM;
+	case VGPU_CHUNK_COPYING_DUP:
+		return VGPU_CHUNK_DUP;
+	case VGPU_CHUNK_COPYING_HOME:
+		return VGPU_CHUNK_HOME;
+	default:
+		return state;
+	}
+}
+
 #define VGPU_CHUNK_MIGRATE_IN	(VGPU_CHUNK_DO_ALLOC | VGPU_CHUNK_DO_ZAP_CPU | \
 				 VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_IN | \
 				 VGPU_CHUNK_DO_MAP_VRAM)
@@ -107,6 +137,27 @@ static void vgpu_chunk_plan_home(enum vgpu_chunk_event ev, u32 in,
 	}
 }
 
+/*
+ * A VRAM copy goes home: written back if the device dirtied it, after
+ * every mapping went.  An eviction for a batch (not ACCESSED_BY, whose
+ * remote mappings need the data home first) queues the copy back there
+ * and hands the block over; any other waits for it and frees the block.
+ */
+static void vgpu_chunk_plan_homeward(enum vgpu_chunk_event ev, u32 in,
+				     struct vgpu_chunk_plan *p)
+{
+	p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK;
+	p->next = VGPU_CHUNK_HOME;
+	if (in & VGPU_CHUNK_IN_ACCESSED_BY) {
+		p->steps |= VGPU_CHUNK_DO_FREE | VGPU_CHUNK_DO_MAP_REMOTE_ALL;
+	} else if (ev == VGPU_CHUNK_EV_EVICT && (in & VGPU_CHUNK_IN_BATCH)) {
+		p->steps |= VGPU_CHUNK_DO_HAND_OVER;
+		p->next = VGPU_CHUNK_COPYING_HOME;
+	} else {
+		p->steps |= VGPU_CHUNK_DO_FREE;
+	}
+}
+
 static void vgpu_chunk_plan_vram(enum vgpu_chunk_event ev, u32 in,
 				 struct vgpu_chunk_plan *p)
 {
@@ -119,11 +170,7 @@ static void vgpu_chunk_plan_vram(enum vgpu_chunk_event ev, u32 in,
 	case VGPU_CHUNK_EV_EVICT:
 	case VGPU_CHUNK_EV_CPU_READ:
 	case VGPU_CHUNK_EV_CPU_WRITE:
-		p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK |
-			   VGPU_CHUNK_DO_FREE;
-		if (in & VGPU_CHUNK_IN_ACCESSED_BY)
-			p->steps |= VGPU_CHUNK_DO_MAP_REMOTE_ALL;
-		p->next = VGPU_CHUNK_HOME;
+		vgpu_chunk_plan_homeward(ev, in, p);
 		return;
 	default:
 		return;
@@ -155,11 +202,7 @@ static void vgpu_chunk_plan_dup(enum vgpu_chunk_event ev, u32 in,
 		 * Read-only everywhere: the system pages are up to date, and
 		 * the device's dirty bits, final after the unmap, say so.
 		 */
-		p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK |
-			   VGPU_CHUNK_DO_FREE;
-		if (in & VGPU_CHUNK_IN_ACCESSED_BY)
-			p->steps |= VGPU_CHUNK_DO_MAP_REMOTE_ALL;
-		p->next = VGPU_CHUNK_HOME;
+		vgpu_chunk_plan_homeward(ev, in, p);
 		return;
 	default:
 		return;
@@ -190,6 +233,13 @@ int vgpu_chunk_plan(enum vgpu_chunk_state state, enum vgpu_chunk_event ev,
 			return -EINVAL;
 		vgpu_chunk_plan_home(ev, in, p);
 		return 0;
+	case VGPU_CHUNK_COPYING_HOME:
+		/* Done or failed, the VRAM copy is gone. */
+		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED) {
+			p->next = VGPU_CHUNK_HOME;
+			return 0;
+		}
+		return -EBUSY;
 	case VGPU_CHUNK_COPYING:
 	case VGPU_CHUNK_COPYING_DUP:
 		if (ev == VGPU_CHUNK_EV_COPY_DONE) {

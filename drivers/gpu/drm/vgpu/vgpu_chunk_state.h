@@ -20,6 +20,9 @@
  *	nothing maps the system pages.
  * @VGPU_CHUNK_DUP: both copies hold the data; the GPU maps the VRAM
  *	copy read-only and the CPU the system pages read-only.
+ * @VGPU_CHUNK_COPYING_HOME: evicted for a batch: the copy back of its
+ *	VRAM copy is queued in the batch, whose next copies reuse the VRAM;
+ *	nobody maps the chunk until the copy back ends.
  * @VGPU_CHUNK_NR_STATES: number of states.
  */
 enum vgpu_chunk_state {
@@ -28,6 +31,7 @@ enum vgpu_chunk_state {
 	VGPU_CHUNK_COPYING_DUP,
 	VGPU_CHUNK_VRAM,
 	VGPU_CHUNK_DUP,
+	VGPU_CHUNK_COPYING_HOME,
 	VGPU_CHUNK_NR_STATES
 };
 
@@ -38,8 +42,8 @@ enum vgpu_chunk_state {
  * @VGPU_CHUNK_EV_PREFETCH: brought in ahead of use: PREFETCH or a
  *	placement advice to VRAM (the chunk is mapped), or the stream
  *	detector (it is not, unless it moves).
- * @VGPU_CHUNK_EV_COPY_DONE: the copy into VRAM ended well.
- * @VGPU_CHUNK_EV_COPY_FAILED: the copy into VRAM failed.
+ * @VGPU_CHUNK_EV_COPY_DONE: the copy (into VRAM, or back) ended well.
+ * @VGPU_CHUNK_EV_COPY_FAILED: the copy failed.
  * @VGPU_CHUNK_EV_EVICT: the pool needs its VRAM, or PREFETCH or advice
  *	sends it to system memory.
  * @VGPU_CHUNK_EV_CPU_READ: a CPU read fault on the chunk's pages.
@@ -67,6 +71,8 @@ enum vgpu_chunk_event {
 #define VGPU_CHUNK_IN_REMOTE		BIT(1)
 /** VGPU_CHUNK_IN_ACCESSED_BY - ADVISE ACCESSED_BY GPU: keep a GPU mapping */
 #define VGPU_CHUNK_IN_ACCESSED_BY	BIT(2)
+/** VGPU_CHUNK_IN_BATCH - an eviction may queue its copy back in a batch */
+#define VGPU_CHUNK_IN_BATCH		BIT(3)
 
 /*
  * Steps of a transition, in the order they run (vgpu_chunk.c): make room,
@@ -83,16 +89,22 @@ enum vgpu_chunk_event {
 #define VGPU_CHUNK_DO_COPY_BACK		BIT(3)
 /** VGPU_CHUNK_DO_FREE - the VRAM copy goes back to the pool */
 #define VGPU_CHUNK_DO_FREE		BIT(4)
+/**
+ * VGPU_CHUNK_DO_HAND_OVER - the VRAM copy leaves the pool, its block goes
+ * to the batch the copy back is queued in: only copies queued after it
+ * reuse the block
+ */
+#define VGPU_CHUNK_DO_HAND_OVER		BIT(5)
 /** VGPU_CHUNK_DO_COPY_IN - the system pages are copied into the VRAM copy */
-#define VGPU_CHUNK_DO_COPY_IN		BIT(5)
+#define VGPU_CHUNK_DO_COPY_IN		BIT(6)
 /** VGPU_CHUNK_DO_MAP_REMOTE_ALL - every GPU mapping points at the system pages */
-#define VGPU_CHUNK_DO_MAP_REMOTE_ALL	BIT(6)
+#define VGPU_CHUNK_DO_MAP_REMOTE_ALL	BIT(7)
 /** VGPU_CHUNK_DO_MAP_VRAM - the acting mapping maps the VRAM copy */
-#define VGPU_CHUNK_DO_MAP_VRAM		BIT(7)
+#define VGPU_CHUNK_DO_MAP_VRAM		BIT(8)
 /** VGPU_CHUNK_DO_MAP_SYSTEM - the acting mapping maps the system pages */
-#define VGPU_CHUNK_DO_MAP_SYSTEM	BIT(8)
+#define VGPU_CHUNK_DO_MAP_SYSTEM	BIT(9)
 /** VGPU_CHUNK_DO_CPU_RO - the CPU maps the system pages read-only */
-#define VGPU_CHUNK_DO_CPU_RO		BIT(9)
+#define VGPU_CHUNK_DO_CPU_RO		BIT(10)
 
 /**
  * struct vgpu_chunk_plan - what a transition does
@@ -106,6 +118,7 @@ struct vgpu_chunk_plan {
 
 int vgpu_chunk_plan(enum vgpu_chunk_state state, enum vgpu_chunk_event ev,
 		    u32 in, struct vgpu_chunk_plan *p);
+enum vgpu_chunk_state vgpu_chunk_state_settled(enum vgpu_chunk_state state);
 const char *vgpu_chunk_state_name(enum vgpu_chunk_state state);
 
 #endif /* __VGPU_CHUNK_STATE_H__ */

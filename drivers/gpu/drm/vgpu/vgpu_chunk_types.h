@@ -6,6 +6,7 @@
 #define __VGPU_CHUNK_TYPES_H__
 
 #include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/types.h>
 
 #include "vgpu_migrate.h"
@@ -102,6 +103,10 @@ struct vgpu_chunk_map {
  * @max_maps: room in @maps.
  * @locked_vm: the VM whose lock the owner holds throughout (PREFETCH,
  *	ADVISE), or NULL (the fault thread).
+ * @spare: VRAM blocks the batch's victims handed over (linked by their
+ *	&gpu_buddy_block.link): each victim's copy back is queued in @copy,
+ *	so only copies queued after it may write the block; freed after
+ *	the batch's copies.
  *
  * Owned by the fault thread, or by a PREFETCH or ADVISE call; see
  * "Pageable BOs and chunk migration".
@@ -115,6 +120,7 @@ struct vgpu_chunk_batch {
 	unsigned int nr_maps;
 	unsigned int max_maps;
 	struct vgpu_vm *locked_vm;
+	struct list_head spare;
 };
 
 #endif /* __VGPU_CHUNK_TYPES_H__ */

@@ -110,6 +110,10 @@ struct vgpu_pool_evicting {
  *	eviction policy, re-sorted at the next batch after a switch.
  * @units: resident units, in no order (the sampler walks it).
  * @evicting: units being evicted by the owner of @lock, innermost first.
+ * @handover: while the owner of @lock makes room for a batch of chunk
+ *	copies, that batch (a &struct vgpu_chunk_batch): a chunk evicted
+ *	for it queues its copy back there and hands its block over instead
+ *	of freeing it (see "Pageable BOs and chunk migration").
  * @batch_seq: number of the batch being resolved (fault batch, PREFETCH,
  *	ADVISE, or a VRAM allocation that has to make room).
  * @sampled_seq: @batch_seq of the last access-counter sampling pass.
@@ -127,6 +131,7 @@ struct vgpu_pool {
 	struct vgpu_evict_lru lru;
 	struct list_head units;
 	struct vgpu_pool_evicting *evicting;
+	void *handover;
 	u64 batch_seq;
 	u64 sampled_seq;
 	u64 walk_seq;

@@ -517,34 +517,33 @@ vgpu_vram_mgr_try_block(struct vgpu_vram_mgr *mgr, u64 size)
  * Chunks come from the same buddy allocator as TTM's VRAM resources, as
  * one naturally aligned block (so a 2 MiB chunk is one 2 MiB leaf and one
  * access counter), allocated top-down to leave the CPU-visible window to
- * BOs the CPU maps.  When VRAM is full, the pool evicts its coldest unit
- * (a chunk or an ordinary BO, "The VRAM pool") and the allocation is
- * retried.
+ * BOs the CPU maps.  Nothing is evicted here: when VRAM is full the chunk
+ * code has the pool make room and asks again (vgpu_chunk.c).
  *
  * Context: the pool lock held.
- * Return: the block, or an ERR_PTR(): -ENOSPC when nothing could be
- * evicted.
+ * Return: the block, or an ERR_PTR(): -ENOSPC when VRAM is full.
  */
 struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
 						  u64 size, u64 *offset)
 {
-	struct vgpu_vram_mgr *mgr = &vdev->vram_mgr;
 	struct gpu_buddy_block *block;
-	int ret;
 
 	lockdep_assert_held(&vdev->pool.lock);
-	for (;;) {
-		block = vgpu_vram_mgr_try_block(mgr, size);
-		if (!IS_ERR(block))
-			break;
-		if (PTR_ERR(block) != -ENOSPC)
-			return block;
-		ret = vgpu_pool_make_room_locked(&vdev->pool, 0, mgr->mm.size);
-		if (ret)
-			return ERR_PTR(ret);
-	}
-	*offset = gpu_buddy_block_offset(block);
+	block = vgpu_vram_mgr_try_block(&vdev->vram_mgr, size);
+	if (!IS_ERR(block))
+		*offset = gpu_buddy_block_offset(block);
 	return block;
+}
+
+/**
+ * vgpu_vram_mgr_chunk_offset() - VRAM offset of a chunk's block
+ * @block: from vgpu_vram_mgr_alloc_chunk()
+ *
+ * Return: its offset.
+ */
+u64 vgpu_vram_mgr_chunk_offset(struct gpu_buddy_block *block)
+{
+	return gpu_buddy_block_offset(block);
 }
 
 /**

@@ -44,6 +44,7 @@ static inline struct vgpu_vram_res *to_vgpu_vram_res(struct ttm_resource *res)
 	return container_of(res, struct vgpu_vram_res, base);
 }
 
+u64 vgpu_vram_mgr_chunk_offset(struct gpu_buddy_block *block);
 struct gpu_buddy_block *vgpu_vram_mgr_alloc_chunk(struct vgpu_device *vdev,
 						  u64 size, u64 *offset);
 void vgpu_vram_mgr_free_chunk(struct vgpu_device *vdev,

@@ -19,6 +19,7 @@
 
 #define MIGRATE	(DO(ALLOC) | DO(ZAP_CPU) | DO(UNMAP_GPU) | DO(COPY_IN) | DO(MAP_VRAM))
 #define HOMEWARD (DO(UNMAP_GPU) | DO(COPY_BACK) | DO(FREE))
+#define HANDED	(DO(UNMAP_GPU) | DO(COPY_BACK) | DO(HAND_OVER))
 
 struct transition {
 	enum vgpu_chunk_state state;
@@ -80,6 +81,18 @@ static const struct transition table[] = {
 	{ S(DUP), EV(EVICT), IN(READ_MOSTLY) | IN(ACCESSED_BY), 0, S(HOME),
 	  HOMEWARD | DO(MAP_REMOTE_ALL) },
 	{ S(DUP), EV(COPY_FAILED), 0, -EINVAL, S(DUP), 0 },
+	/* evicted for a batch: the copy back queued, the block handed over */
+	{ S(VRAM), EV(EVICT), IN(BATCH), 0, S(COPYING_HOME), HANDED },
+	{ S(DUP), EV(EVICT), IN(BATCH) | IN(READ_MOSTLY), 0, S(COPYING_HOME), HANDED },
+	{ S(VRAM), EV(EVICT), IN(BATCH) | IN(ACCESSED_BY), 0, S(HOME),
+	  HOMEWARD | DO(MAP_REMOTE_ALL) },
+	{ S(VRAM), EV(CPU_WRITE), IN(BATCH), 0, S(HOME), HOMEWARD },
+	{ S(HOME), EV(EVICT), IN(BATCH), 0, S(HOME), 0 },
+	{ S(COPYING_HOME), EV(COPY_DONE), 0, 0, S(HOME), 0 },
+	{ S(COPYING_HOME), EV(COPY_FAILED), 0, 0, S(HOME), 0 },
+	{ S(COPYING_HOME), EV(GPU_READ), 0, -EBUSY, S(COPYING_HOME), 0 },
+	{ S(COPYING_HOME), EV(CPU_WRITE), 0, -EBUSY, S(COPYING_HOME), 0 },
+	{ S(COPYING_HOME), EV(EVICT), IN(BATCH), -EBUSY, S(COPYING_HOME), 0 },
 };
 
 static void vgpu_chunk_state_table(struct kunit *test)
@@ -101,7 +114,12 @@ static void vgpu_chunk_state_table(struct kunit *test)
 #define for_each_case(s, e, in)						\
 	for (s = 0; s < VGPU_CHUNK_NR_STATES; s++)			\
 		for (e = 0; e < VGPU_CHUNK_NR_EVENTS; e++)		\
-			for (in = 0; in < 8; in++)
+			for (in = 0; in < 16; in++)
+
+static bool copying(enum vgpu_chunk_state s)
+{
+	return s == S(COPYING) || s == S(COPYING_DUP) || s == S(COPYING_HOME);
+}
 
 /*
  * No transition copies data that a mapping may still write, or maps a
@@ -123,17 +141,32 @@ static void vgpu_chunk_state_no_lost_write(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, d & (DO(ALLOC) | DO(ZAP_CPU) | DO(UNMAP_GPU)),
 					    DO(ALLOC) | DO(ZAP_CPU) | DO(UNMAP_GPU),
 					    "%s ev %u in %#x", vgpu_chunk_state_name(s), e, in);
-		/* Freeing a copy the GPU may reach, or may have written. */
-		if ((d & DO(FREE)) && s != S(COPYING) && s != S(COPYING_DUP)) {
+		/* Giving up a copy the GPU may reach, or may have written. */
+		if ((d & (DO(FREE) | DO(HAND_OVER))) && !copying(s)) {
 			KUNIT_EXPECT_TRUE(test, d & DO(UNMAP_GPU));
 			KUNIT_EXPECT_TRUE(test, d & DO(COPY_BACK));
 		}
 		/* A VRAM copy goes only in a transition home. */
 		if (d & DO(FREE))
 			KUNIT_EXPECT_EQ(test, p.next, S(HOME));
-		/* Leaving VRAM for home always frees (nothing leaks). */
-		if ((s == S(VRAM) || s == S(DUP)) && p.next == S(HOME))
+		/* Handed over only to a batch, with the copy back in it. */
+		if (d & DO(HAND_OVER)) {
+			KUNIT_EXPECT_EQ(test, p.next, S(COPYING_HOME));
+			KUNIT_EXPECT_TRUE(test, in & IN(BATCH));
+			KUNIT_EXPECT_EQ(test, e, EV(EVICT));
+			KUNIT_EXPECT_FALSE(test, d & DO(FREE));
+			KUNIT_EXPECT_FALSE(test, d & DO(MAP_REMOTE_ALL));
+		}
+		/* Remote mappings everywhere need the data home first. */
+		if (d & DO(MAP_REMOTE_ALL))
 			KUNIT_EXPECT_TRUE(test, d & DO(FREE));
+		/* Leaving VRAM always gives the block up (nothing leaks). */
+		if ((s == S(VRAM) || s == S(DUP)) &&
+		    (p.next == S(HOME) || p.next == S(COPYING_HOME)))
+			KUNIT_EXPECT_TRUE(test, d & (DO(FREE) | DO(HAND_OVER)));
+		/* A copy in maps nothing but its VRAM copy, once copied. */
+		if (d & DO(COPY_IN))
+			KUNIT_EXPECT_EQ(test, d & ~(DO(COPY_IN) * 2 - 1) & ~DO(MAP_VRAM), 0u);
 		/* Collapsing a duplicate: the CPU's copy goes stale. */
 		if (s == S(DUP) && p.next == S(VRAM))
 			KUNIT_EXPECT_TRUE(test, d & DO(ZAP_CPU));
@@ -166,12 +199,11 @@ static void vgpu_chunk_state_copying_waits(struct kunit *test)
 	for_each_case(s, e, in) {
 		struct vgpu_chunk_plan p;
 		int ret = vgpu_chunk_plan(s, e, in, &p);
-		bool copying = s == S(COPYING) || s == S(COPYING_DUP);
 		bool end = e == EV(COPY_DONE) || e == EV(COPY_FAILED);
 
-		if (copying && !end) {
+		if (copying(s) && !end) {
 			KUNIT_EXPECT_EQ(test, ret, -EBUSY);
-		} else if (!copying && end) {
+		} else if (!copying(s) && end) {
 			KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		} else {
 			KUNIT_EXPECT_EQ(test, ret, 0);
@@ -195,13 +227,36 @@ static void vgpu_chunk_state_bad_input(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, p.steps, 0u);
 	KUNIT_EXPECT_STREQ(test, vgpu_chunk_state_name(S(COPYING_DUP)), "copying_dup");
+	KUNIT_EXPECT_STREQ(test, vgpu_chunk_state_name(S(COPYING_HOME)), "copying_home");
 	KUNIT_EXPECT_STREQ(test, vgpu_chunk_state_name(VGPU_CHUNK_NR_STATES), "?");
+}
+
+/* A copy waited for at once ends where the copy's state leads. */
+static void vgpu_chunk_state_settles(struct kunit *test)
+{
+	unsigned int s;
+
+	KUNIT_EXPECT_EQ(test, vgpu_chunk_state_settled(S(COPYING)), S(VRAM));
+	KUNIT_EXPECT_EQ(test, vgpu_chunk_state_settled(S(COPYING_DUP)), S(DUP));
+	KUNIT_EXPECT_EQ(test, vgpu_chunk_state_settled(S(COPYING_HOME)), S(HOME));
+	for (s = 0; s < VGPU_CHUNK_NR_STATES; s++) {
+		struct vgpu_chunk_plan p;
+
+		if (!copying(s)) {
+			KUNIT_EXPECT_EQ(test, vgpu_chunk_state_settled(s), s);
+			continue;
+		}
+		/* COPY_DONE leads where settling says. */
+		KUNIT_EXPECT_EQ(test, vgpu_chunk_plan(s, EV(COPY_DONE), 0, &p), 0);
+		KUNIT_EXPECT_EQ(test, p.next, vgpu_chunk_state_settled(s));
+	}
 }
 
 static struct kunit_case vgpu_chunk_state_cases[] = {
 	KUNIT_CASE(vgpu_chunk_state_table),
 	KUNIT_CASE(vgpu_chunk_state_no_lost_write),
 	KUNIT_CASE(vgpu_chunk_state_copying_waits),
+	KUNIT_CASE(vgpu_chunk_state_settles),
 	KUNIT_CASE(vgpu_chunk_state_bad_input),
 	{ }
 };
