@@ -117,7 +117,7 @@
  * (vgpu_pt.c, "page tables").  A chunk that is only read stays clean
  * however it is mapped, and a write needs no second fault.
  *
- * **Eviction** of a chunk (vgpu_chunk_evict_locked()) first zaps its
+ * **Eviction** of a chunk (the event EVICT) first zaps its
  * entries in every VM that maps it and waits for the TLB invalidation,
  * so the GPU can no longer reach the VRAM copy; the device's dirty bits
  * are final only then (a walk that read a leaf before the zap still sets
@@ -993,20 +993,6 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 	return ret;
 }
 
-/*
- * Evicts chunk @c (the pool, PREFETCH or advice to system memory): every
- * mapping goes and the TLBs are waited for, a dirty copy is copied back
- * and waited for, then its VRAM goes back to the pool.
- *
- * Return: 0; -EBUSY while a copy of @c runs; or the error of a copy back
- * that could not be made, and the chunk stays in VRAM, unmapped.
- */
-static int vgpu_chunk_evict_locked(struct vgpu_device *vdev,
-				   struct vgpu_chunk *c)
-{
-	return vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_EVICT, 0, NULL);
-}
-
 /* ------------------------------------------------ the chunk as a unit --- */
 
 static struct vgpu_chunk *unit_to_chunk(struct vgpu_pool_unit *u)
@@ -1536,7 +1522,9 @@ static int vgpu_chunk_place_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	if (a->placement == DRM_VGPU_PLACE_SYSTEM) {
 		if (home)
 			return 0;
-		ret = vgpu_chunk_evict_locked(vdev, c);
+		/* Copied back in the call's batch, the blocks freed after it. */
+		ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_EVICT,
+						   VGPU_CHUNK_IN_BATCH, &act);
 		if (!ret)
 			a->moved += vgpu_chunk_size(vdev);
 		return ret;
@@ -1586,9 +1574,9 @@ static int vgpu_chunk_range_batched(struct vgpu_vm *vm, u64 va, u64 range,
  * @moved: bytes moved are added here
  *
  * VRAM: every chunk is brought in (evicting colder ones, never those of
- * this call) and mapped, so the GPU does not fault on it; the copies are
- * queued in one batch and waited for once.  System: every VRAM chunk is
- * evicted (written back if dirty) and unmapped.
+ * this call) and mapped, so the GPU does not fault on it.  System: every
+ * VRAM chunk is evicted (written back if dirty) and unmapped.  Either way
+ * the copies are queued in one batch and waited for once.
  *
  * Return: 0, -ENOSPC when the range does not fit in VRAM (what moved
  * stays), -ERESTARTSYS on a signal, -EIO if a copy failed (that chunk
