@@ -9,7 +9,11 @@
  * data of every victim is checked afterwards.  Then ordinary and
  * pageable BOs together at 3x VRAM from two processes, random GPU
  * read-modify-writes over all of them, every byte checked by the CPU,
- * with both kinds evicted.
+ * with both kinds evicted.  And the device's ACCESSED bits alone, with
+ * the access counters turned off, rank a chunk and an ordinary BO the GPU
+ * used above an idle one of the same kind: the idle one goes first, and
+ * with the bits turned off as well the order is the insertion order and
+ * the used one goes first (the negative control).
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -87,6 +91,8 @@ FIXTURE(pool) {
 	char policies[128];
 	char evict[16];
 	char prefetch[16];
+	char rec_ctr[8];	/* recency_counters */
+	char rec_abits[8];	/* recency_accessed_bits */
 };
 
 FIXTURE_SETUP(pool)
@@ -102,6 +108,10 @@ FIXTURE_SETUP(pool)
 			      sizeof(self->evict)));
 	ASSERT_EQ(0, vgpu_test_param("prefetch", NULL, self->prefetch,
 				     sizeof(self->prefetch)));
+	ASSERT_EQ(0, vgpu_test_param("recency_counters", NULL, self->rec_ctr,
+				     sizeof(self->rec_ctr)));
+	ASSERT_EQ(0, vgpu_test_param("recency_accessed_bits", NULL,
+				     self->rec_abits, sizeof(self->rec_abits)));
 	/* Prefetch would bring chunks in nobody asked for. */
 	if (geteuid())
 		SKIP(return, "needs root to write sysfs");
@@ -112,6 +122,10 @@ FIXTURE_TEARDOWN(pool)
 {
 	if (self->prefetch[0])
 		vgpu_test_param("prefetch", self->prefetch, NULL, 0);
+	if (self->rec_ctr[0])
+		vgpu_test_param("recency_counters", self->rec_ctr, NULL, 0);
+	if (self->rec_abits[0])
+		vgpu_test_param("recency_accessed_bits", self->rec_abits, NULL, 0);
 	if (self->evict[0])
 		set_dev_attr(&self->a, "eviction_policy", self->evict);
 	vgpu_close(&self->b);
@@ -293,6 +307,215 @@ static void cold_chunks_hot_bo(struct __test_metadata *_metadata,
 TEST_F(pool, cold_chunk_goes_before_hot_bo)
 {
 	each_policy(_metadata, self, cold_chunks_hot_bo);
+}
+
+/* ------------------------------------------- recency from A bits --- */
+
+static uint64_t abits_sampled(struct __test_metadata *_metadata,
+			      struct vgpu_dev *dev)
+{
+	char buf[32];
+
+	EXPECT_EQ(0, dev_attr(dev, "counters/access_bits_sampled", buf, sizeof(buf)));
+	return strtoull(buf, NULL, 0);
+}
+
+/*
+ * Of two units of @size at @va and @va + @size, unit @went was evicted and
+ * the other was not: PREFETCH moves only memory that is not in VRAM.
+ */
+static void expect_evicted(struct __test_metadata *_metadata,
+			   struct vgpu_dev *dev, const char *policy,
+			   uint64_t va, uint64_t size, unsigned int went)
+{
+	uint64_t moved;
+
+	ASSERT_EQ(0, vgpu_prefetch(dev, va + !went * size, size, VGPU_PLACE_VRAM,
+				   &moved));
+	EXPECT_EQ(0, moved) TH_LOG("%s: unit %u was evicted", policy, !went);
+	ASSERT_EQ(0, vgpu_prefetch(dev, va + went * size, size, VGPU_PLACE_VRAM,
+				   &moved));
+	EXPECT_EQ(size, moved) TH_LOG("%s: unit %u stayed", policy, went);
+}
+
+/* One more step of pressure on VRAM: a fault, a new BO. */
+typedef int (*pressure_step)(struct vgpu_dev *dev, void *arg, unsigned int i);
+
+/*
+ * Steps 0, 1, ... until the pool evicts, at most @max; the first victim
+ * must be one unit of the kind @chunk says.  Returns the step that
+ * evicted.
+ */
+static unsigned int until_evicted(struct __test_metadata *_metadata,
+				  struct vgpu_dev *dev, const char *policy,
+				  pressure_step step, void *arg,
+				  unsigned int max, bool chunk)
+{
+	struct pool_ctr c0 = { 0 }, c = { 0 };
+	unsigned int i;
+
+	EXPECT_EQ(0, pool_ctr(dev, &c0));
+	for (i = 0; i < max; i++) {
+		EXPECT_EQ(0, step(dev, arg, i));
+		EXPECT_EQ(0, pool_ctr(dev, &c));
+		if (c.bo + c.chunk != c0.bo + c0.chunk)
+			break;
+	}
+	EXPECT_GT(max, i) TH_LOG("%s: nothing was evicted", policy);
+	EXPECT_EQ(c0.chunk + chunk, c.chunk);
+	EXPECT_EQ(c0.bo + !chunk, c.bo);
+	return i;
+}
+
+/* Recency from the ACCESSED bits only (@abits), or from nothing. */
+static void recency_from(struct __test_metadata *_metadata, bool abits)
+{
+	ASSERT_EQ(0, vgpu_test_param("recency_counters", "0", NULL, 0));
+	ASSERT_EQ(0, vgpu_test_param("recency_accessed_bits", abits ? "1" : "0",
+				     NULL, 0));
+}
+
+/* Chunk 2 + @i of the pageable BO at PVA faults in. */
+static int fault_chunk(struct vgpu_dev *dev, void *arg, unsigned int i)
+{
+	return touch_run(dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			 PVA + (2 + i) * 2 * MiB, 2 * MiB, 0, 0, 0);
+}
+
+/*
+ * Two chunks prefetched into VRAM (no history, the first one inserted
+ * first), both read by the GPU; an ordinary BO joins the pool, which
+ * samples: both are found used.  Then the first is read again, and chunk
+ * faults go on until the pool evicts: with the ACCESSED bits the second
+ * chunk goes first, because the first was found used again, which needs
+ * the TLB flush after the bits were cleared (the device sets ACCESSED
+ * only when it walks); without the bits, the first goes.  The access
+ * counters are off: only the bits can tell the two apart.
+ */
+static void abits_chunks(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(pool) *self, const char *policy, bool abits)
+{
+	const uint64_t chunk = 2 * MiB, size = self->vram + 4 * MiB;
+	uint64_t off, moved, a0, a1, a, *pp;
+	uint32_t h, s;
+
+	recency_from(_metadata, abits);
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->b, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->b, h, size, (void **)&pp));
+	fill(pp, size, 31);
+	ASSERT_EQ(0, vgpu_vm_map(&self->b, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_prefetch(&self->b, PVA, 2 * chunk, VGPU_PLACE_VRAM, &moved));
+	ASSERT_EQ(2 * chunk, moved);
+	/* GPU reads through the mappings: no fault, no sample. */
+	ASSERT_EQ(0, touch_run(&self->b, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, 2 * chunk, 0, 0, 0));
+	a0 = abits_sampled(_metadata, &self->b);
+	ASSERT_EQ(0, vgpu_bo_create(&self->b, chunk, VGPU_PLACE_VRAM, 0, &s));
+	a1 = abits_sampled(_metadata, &self->b);
+	EXPECT_EQ(abits ? 2 : 0, a1 - a0);
+	ASSERT_EQ(0, touch_run(&self->b, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, chunk, 0, 0, 0));
+
+	off = (2 + until_evicted(_metadata, &self->b, policy, fault_chunk, NULL,
+				 size / chunk - 2, true)) * chunk;
+	a = abits_sampled(_metadata, &self->b);
+	/*
+	 * One pass, when the chunk at @off needed room: the first chunk and
+	 * every chunk faulted in before @off had their bits set (the
+	 * faulting access walks again after the replay); the second chunk
+	 * and the BO had not.
+	 */
+	TH_LOG("%s, A bits %s: first eviction at chunk %llu, %llu units found used",
+	       policy, abits ? "on" : "off", (unsigned long long)(off / chunk),
+	       (unsigned long long)(a - a1));
+	EXPECT_EQ(abits ? off / chunk - 1 : 0, a - a1);
+
+	/* The idle chunk went with the bits, the first one without. */
+	expect_evicted(_metadata, &self->b, policy, PVA, chunk, abits);
+	EXPECT_EQ(size / 8, check(pp, size, 31));
+	vgpu_bo_close(&self->b, s);
+	vgpu_bo_unmap(pp, size);
+	vgpu_vm_unmap(&self->b, PVA, size);
+	vgpu_bo_close(&self->b, h);
+}
+
+/* With the bits, then without them: the order turns round. */
+static void abits_chunks_both(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(pool) *self, const char *policy)
+{
+	abits_chunks(_metadata, self, policy, true);
+	abits_chunks(_metadata, self, policy, false);
+}
+
+TEST_F(pool, accessed_bits_rank_chunks)
+{
+	each_policy(_metadata, self, abits_chunks_both);
+}
+
+/* A new 2 MiB BO in VRAM, into @arg[@i]. */
+static int new_bo(struct vgpu_dev *dev, void *arg, unsigned int i)
+{
+	return vgpu_bo_create(dev, 2 * MiB, VGPU_PLACE_VRAM, 0, (uint32_t *)arg + i);
+}
+
+/*
+ * Two ordinary BOs placed in VRAM one after the other, the first read by
+ * the GPU, then new BOs until the pool evicts: with the ACCESSED bits the
+ * idle second BO goes first; without them, the first.
+ */
+static void abits_bos(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(pool) *self, const char *policy, bool abits)
+{
+	const uint64_t bsize = self->vram / 8;
+	unsigned int i, ny, maxy = self->vram / (2 * MiB);
+	uint32_t x[2], *y = calloc(maxy, sizeof(*y));
+	uint64_t a0, a, *p[2];
+
+	ASSERT_NE(NULL, y);
+	recency_from(_metadata, abits);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, vgpu_bo_create(&self->a, bsize, VGPU_PLACE_VRAM |
+					    VGPU_PLACE_SYSTEM, 0, &x[i]));
+		ASSERT_EQ(0, vgpu_bo_map(&self->a, x[i], bsize, (void **)&p[i]));
+		fill(p[i], bsize, 41 + i);
+		ASSERT_EQ(0, vgpu_vm_map(&self->a, x[i], 0, VA + i * bsize, bsize,
+					 VGPU_MAP_RW));
+	}
+	/* The used BO: a GPU read through its mapping. */
+	ASSERT_EQ(0, touch_run(&self->a, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       VA, bsize, 0, 0, 0));
+
+	a0 = abits_sampled(_metadata, &self->a);
+	ny = until_evicted(_metadata, &self->a, policy, new_bo, y, maxy, false);
+	a = abits_sampled(_metadata, &self->a);
+	TH_LOG("%s, A bits %s: first eviction at new BO %u, %llu units found used",
+	       policy, abits ? "on" : "off", ny, (unsigned long long)(a - a0));
+	/* Only the used BO was read by the GPU; the new ones are unmapped. */
+	EXPECT_EQ(abits ? 1 : 0, a - a0);
+
+	/* The idle BO went with the bits, the first one without. */
+	for (i = 0; i <= ny && i < maxy; i++)
+		vgpu_bo_close(&self->a, y[i]);
+	expect_evicted(_metadata, &self->a, policy, VA, bsize, abits);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(bsize / 8, check(p[i], bsize, 41 + i));
+		vgpu_bo_unmap(p[i], bsize);
+		vgpu_vm_unmap(&self->a, VA + i * bsize, bsize);
+		vgpu_bo_close(&self->a, x[i]);
+	}
+	free(y);
+}
+
+static void abits_bos_both(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(pool) *self, const char *policy)
+{
+	abits_bos(_metadata, self, policy, true);
+	abits_bos(_metadata, self, policy, false);
+}
+
+TEST_F(pool, accessed_bits_rank_bos)
+{
+	each_policy(_metadata, self, abits_bos_both);
 }
 
 #define MIX_BO		(4 * MiB)

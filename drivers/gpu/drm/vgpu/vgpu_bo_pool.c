@@ -13,6 +13,7 @@
 #include "vgpu_drv.h"
 #include "vgpu_pool.h"
 #include "vgpu_ttm.h"
+#include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
 /**
@@ -24,9 +25,11 @@
  * one unit).  The unit lives in &struct vgpu_bo, so a BO that leaves VRAM
  * keeps its access history for when it comes back.
  *
- * Its recency comes from the same two sources as a chunk's: placing the
- * BO in VRAM is a use (as a fault is for a chunk), and the sampler reads
- * the device access counters of its blocks.  The pool samples every unit
+ * Its recency comes from the same sources as a chunk's: placing the BO in
+ * VRAM is a use (as a fault is for a chunk), and the sampler reads the
+ * device access counters of its blocks and tests and clears the ACCESSED
+ * bits of its leaves in every VM that maps it (vgpu_vm_bo_age(), the same
+ * walk as for a chunk).  The pool samples every unit
  * before a BO joins it: the accesses made before count before the BO's
  * placement.  An EXEC is not
  * a use of every BO of the VM: a job may touch a few of the VM's BOs, and
@@ -73,6 +76,14 @@ static u32 vgpu_bo_unit_read_ctr(struct vgpu_pool_unit *u)
 		}
 	}
 	return sum;
+}
+
+/* The ACCESSED bits of every mapping of the BO, in every VM. */
+static bool vgpu_bo_unit_age(struct vgpu_pool_unit *u)
+{
+	struct vgpu_bo *bo = unit_to_bo(u);
+
+	return vgpu_vm_bo_age(bo, 0, bo->tbo.base.size);
 }
 
 static bool vgpu_bo_unit_intersects(struct vgpu_pool_unit *u, u64 start, u64 end)
@@ -132,6 +143,7 @@ out_put:
 static const struct vgpu_pool_unit_ops vgpu_bo_unit_ops = {
 	.kind = VGPU_POOL_BO,
 	.read_ctr = vgpu_bo_unit_read_ctr,
+	.age = vgpu_bo_unit_age,
 	.intersects = vgpu_bo_unit_intersects,
 	.evict = vgpu_bo_unit_evict,
 };

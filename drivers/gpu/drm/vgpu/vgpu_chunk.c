@@ -1007,6 +1007,16 @@ static u32 vgpu_chunk_unit_read_ctr(struct vgpu_pool_unit *u)
 	return vgpu_chunk_read_ctr(to_vgpu(c->bo->tbo.base.dev), c);
 }
 
+/* The ACCESSED bits of the chunk's leaves, in every VM and at every VA. */
+static bool vgpu_chunk_unit_age(struct vgpu_pool_unit *u)
+{
+	struct vgpu_chunk *c = unit_to_chunk(u);
+	struct vgpu_device *vdev = to_vgpu(c->bo->tbo.base.dev);
+
+	return vgpu_vm_bo_age(c->bo, vgpu_chunk_offset(vdev, c),
+			      vgpu_chunk_size(vdev));
+}
+
 static void vgpu_chunk_unit_used(struct vgpu_pool_unit *u)
 {
 	struct vgpu_chunk *c = unit_to_chunk(u);
@@ -1046,6 +1056,7 @@ static int vgpu_chunk_unit_evict(struct vgpu_pool_unit *u)
 static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
 	.kind = VGPU_POOL_CHUNK,
 	.read_ctr = vgpu_chunk_unit_read_ctr,
+	.age = vgpu_chunk_unit_age,
 	.used = vgpu_chunk_unit_used,
 	.intersects = vgpu_chunk_unit_intersects,
 	.evict = vgpu_chunk_unit_evict,

@@ -33,19 +33,32 @@
  * when it first needs a victim, or before an ordinary BO joins the pool —
  * it reports each resident unit that the device used since the previous
  * report with vgpu_evict_lru_touch(), in the current epoch.  "Used" is
- * read from the per-VRAM-chunk access counters (``ACCESS_CTR_*``): the
- * device counts every COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line
- * that lands in a 2 MiB VRAM granule, TLB hit or not.  The sampler reads
- * every counter once, sums the counters of the VRAM behind each resident unit and hands
- * the total to vgpu_evict_lru_sample_counter(), which compares it with
- * the previous sample's total (a smaller value means someone reset the
- * counters: the whole value is new) and touches the unit if it grew:
- * exact for units of whole granules, TLB-independent and cheap (two
- * register accesses per 2 MiB of VRAM).  Units smaller than a granule
- * (small BOs) share its counter.  The DIRTY bits the device sets in leaf
- * PTEs decide whether an evicted chunk is copied back (vgpu_chunk.c); its
- * ACCESSED bits are not used for recency, and chunks mapped remotely in
- * system memory have no recency.
+ * read from two sources, and either suffices:
+ *
+ * - the per-VRAM-chunk access counters (``ACCESS_CTR_*``): the device
+ *   counts every COPY/FILL/WRITE/CHECKSUM piece and every TOUCH line that
+ *   lands in a 2 MiB VRAM granule, TLB hit or not.  The sampler reads
+ *   every counter once, sums the counters of the VRAM behind each
+ *   resident unit and hands the total to vgpu_evict_lru_sample_counter(),
+ *   which compares it with the previous sample's total (a smaller value
+ *   means someone reset the counters: the whole value is new) and touches
+ *   the unit if it grew: exact for units of whole granules,
+ *   TLB-independent and cheap (two register accesses per 2 MiB of VRAM).
+ *   Units smaller than a granule (small BOs) share its counter.
+ * - the ACCESSED bits the device sets in the leaves it walks: the sampler
+ *   tests and clears them in every leaf that maps the unit, in every VM,
+ *   and touches the unit if one was set.  Exact per unit whatever its
+ *   size, but only through the GPU's own mappings (not the copy engine's
+ *   window), and only if each VM's TLB is flushed after the clear: a hit
+ *   sets no bit.  Paging.rst "How recency is sampled, concretely" gives
+ *   the cost.
+ *
+ * A unit both sources saw counts once (touches in one epoch are one).
+ * The DIRTY bits the device sets in leaf PTEs decide whether an evicted
+ * chunk is copied back (vgpu_chunk.c); the sampler never clears them.
+ * Chunks mapped remotely in system memory have no recency.  This file
+ * takes plain numbers (a counter total, "touched"): where they come from
+ * is the pool's business (vgpu_pool_sample_locked()).
  *
  * A chunk brought into VRAM by a fault counts as touched in the epoch of
  * that fault (the fault *is* an access), and so does a BO placed in VRAM.

@@ -4,6 +4,7 @@
  */
 
 #include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -12,6 +13,7 @@
 #include "vgpu_policy.h"
 #include "vgpu_pool.h"
 #include "vgpu_stats.h"
+#include "vgpu_vm.h"
 
 /**
  * DOC: The VRAM pool
@@ -19,9 +21,10 @@
  * All of VRAM is one pool under one eviction order.  Whatever holds VRAM
  * and can give it back is a *unit* (&struct vgpu_pool_unit): an ordinary
  * BO's VRAM resource, or the VRAM copy of one chunk of a pageable BO.  A
- * unit kind supplies four operations (&struct vgpu_pool_unit_ops): read
- * its access counters, say whether it holds VRAM in a range, evict it
- * (contents kept), and optionally hear that it was used.  Later clients
+ * unit kind supplies five operations (&struct vgpu_pool_unit_ops): read
+ * its access counters, test and clear its ACCESSED bits, say whether it
+ * holds VRAM in a range, evict it (contents kept), and optionally hear
+ * that it was used.  Later clients
  * (a range of process memory mirrored for SVM, a VF's VRAM slice) are
  * more kinds, not more pools.  Kernel BOs (page tables, rings, the fault
  * buffer) are pinned and are not units.
@@ -37,6 +40,11 @@
  *   touches, in the current epoch, every resident unit whose counters grew
  *   (vgpu_pool_read_ctr(); a BO smaller than the counter granule shares
  *   its counter with its neighbours);
+ * - **ACCESSED bits**: in the same pass, every resident unit's leaves are
+ *   tested and cleared in every VM that maps it (the unit's ``age``
+ *   operation, vgpu_vm_bo_age() for both kinds), a unit with one set is
+ *   touched, and each VM's TLB is flushed once for the leaves cleared
+ *   (vgpu_vm_age_flush()), so that the next use sets the bit again;
  * - **direct use**: a GPU fault on a chunk touches it, and so does a fault
  *   that maps a chunk already in VRAM again; placing a BO in VRAM touches
  *   it (its creation, or the validation that brings it back);
@@ -73,6 +81,16 @@
  * skips it if its fences have not signalled, and validates it into its
  * eviction placement (vgpu_evict_flags()) with ``no_wait_gpu``.
  */
+
+static bool vgpu_recency_counters = true;
+module_param_named(recency_counters, vgpu_recency_counters, bool, 0644);
+MODULE_PARM_DESC(recency_counters,
+		 "Recency from the device's access counters (default: true)");
+
+static bool vgpu_recency_accessed = true;
+module_param_named(recency_accessed_bits, vgpu_recency_accessed, bool, 0644);
+MODULE_PARM_DESC(recency_accessed_bits,
+		 "Recency from the ACCESSED bits of the GPU's leaves (default: true)");
 
 /**
  * vgpu_pool_init() - an empty pool for the device's VRAM
@@ -236,41 +254,60 @@ void vgpu_pool_touch(struct vgpu_pool *pool, struct vgpu_pool_unit *u)
 }
 
 /**
- * vgpu_pool_sample_locked() - feed the access counters to the eviction order
+ * vgpu_pool_sample_locked() - feed the device's access data to the eviction order
  * @pool: pool
  *
- * Once per batch: reads each device access counter once, then hands every
- * resident unit its total; units the device used since the previous pass
- * are touched in the current epoch.  Called when the batch first needs a
- * victim, and before an ordinary BO joins the pool, so that the newcomer
- * is not compared with accesses older than itself.
+ * Once per batch: reads each device access counter once and hands every
+ * resident unit its total, and tests and clears the ACCESSED bits of the
+ * leaves that map each resident unit (&vgpu_pool_unit_ops.age), then
+ * flushes each VM's TLB for the leaves cleared, once.  Units the device
+ * used since the previous pass, by either source, are touched in the
+ * current epoch.  Called when the batch first needs a victim, and before
+ * an ordinary BO joins the pool, so that the newcomer is not compared
+ * with accesses older than itself.  The module parameters
+ * ``recency_counters`` and ``recency_accessed_bits`` turn either source
+ * off.
  *
- * Context: the pool lock held.
+ * Context: the pool lock held; sleeps (TLB invalidation).
  */
 void vgpu_pool_sample_locked(struct vgpu_pool *pool)
 {
 	struct vgpu_device *vdev = pool->vdev;
+	bool ctr = READ_ONCE(vgpu_recency_counters) &&
+		   (vdev->caps & VGPU_CAPS_ACCESS_COUNTERS);
+	bool abits = READ_ONCE(vgpu_recency_accessed) &&
+		     (vdev->caps & VGPU_CAPS_AD_BITS);
 	struct vgpu_pool_unit *u;
-	u64 i;
+	u64 i, found = 0;
 
 	lockdep_assert_held(&pool->lock);
 	if (pool->sampled_seq == pool->batch_seq)
 		return;
 	pool->sampled_seq = pool->batch_seq;
-	if (!(vdev->caps & VGPU_CAPS_ACCESS_COUNTERS) || list_empty(&pool->units))
+	if (!(ctr || abits) || list_empty(&pool->units))
 		return;
-	for (i = 0; i < pool->nr_ctr; i++) {
+	for (i = 0; ctr && i < pool->nr_ctr; i++) {
 		vgpu_wr32(vdev, VGPU_REG_ACCESS_CTR_INDEX, i);
 		pool->ctr[i] = vgpu_rd32(vdev, VGPU_REG_ACCESS_CTR_VALUE);
 	}
-	pool->ctr_valid = true;
+	pool->ctr_valid = ctr;
 	/* Touching re-sorts the tree, not the list. */
-	list_for_each_entry(u, &pool->units, link)
-		if (vgpu_evict_lru_sample_counter(&pool->lru, &u->ev,
-						  u->ops->read_ctr(u)) &&
-		    u->ops->used)
+	list_for_each_entry(u, &pool->units, link) {
+		bool used = ctr && vgpu_evict_lru_sample_counter(&pool->lru, &u->ev,
+								 u->ops->read_ctr(u));
+
+		if (abits && u->ops->age(u)) {
+			vgpu_evict_lru_touch(&pool->lru, &u->ev);
+			used = true;
+			found++;
+		}
+		if (used && u->ops->used)
 			u->ops->used(u);
+	}
 	pool->ctr_valid = false;
+	if (abits)
+		vgpu_vm_age_flush(vdev);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_ACCESS_BITS_SAMPLED, found);
 }
 
 /**

@@ -39,6 +39,9 @@ enum vgpu_pool_kind {
  * @kind: ``VGPU_POOL_*``, selects the counters.
  * @read_ctr: sum of the device access counters of the VRAM the unit
  *	holds (vgpu_pool_read_ctr()); the pool samples it.
+ * @age: test and clear the device's ACCESSED bits in every leaf that maps
+ *	the unit's VRAM, in every VM (vgpu_vm_bo_age()); true if one had it.
+ *	The sampler calls it once per pass, and flushes the TLBs after.
  * @used: optional; the sampler saw accesses to the unit.
  * @intersects: does the unit hold VRAM in [@start, @end)?  Only such units
  *	are victims for an allocation restricted to that range.
@@ -52,6 +55,7 @@ enum vgpu_pool_kind {
 struct vgpu_pool_unit_ops {
 	enum vgpu_pool_kind kind;
 	u32 (*read_ctr)(struct vgpu_pool_unit *u);
+	bool (*age)(struct vgpu_pool_unit *u);
 	void (*used)(struct vgpu_pool_unit *u);
 	bool (*intersects)(struct vgpu_pool_unit *u, u64 start, u64 end);
 	int (*evict)(struct vgpu_pool_unit *u);
@@ -116,7 +120,8 @@ struct vgpu_pool_evicting {
  *	of freeing it (see "Pageable BOs and chunk migration").
  * @batch_seq: number of the batch being resolved (fault batch, PREFETCH,
  *	ADVISE, or a VRAM allocation that has to make room).
- * @sampled_seq: @batch_seq of the last access-counter sampling pass.
+ * @sampled_seq: @batch_seq of the last sampling pass (access counters
+ *	and ACCESSED bits).
  * @walk_seq: number of the last victim search.
  * @ctr_shift: log2 of the device's access-counter granule.
  * @nr_ctr: access counters (granules of VRAM).

@@ -54,6 +54,14 @@
  * - **ZAP** clears leaves like UNMAP but keeps every table, so that a
  *   second walk after the TLB invalidation still finds the entries.
  * - **READ** changes nothing and reports each leaf and table.
+ * - **AGE** tests and clears ACCESSED in each valid leaf, for the pool's
+ *   recency sampler ("Eviction policies and how recency is sampled"): a
+ *   leaf with ACCESSED is rewritten without it through the exchange, and
+ *   a DIRTY bit the device sets between the read and the exchange comes
+ *   back in the old value and is written back (repeated until no new bit
+ *   came, as any rewrite).  A leaf without ACCESSED is not touched.  Each leaf cleared
+ *   widens the batch's invalidation: the device sets ACCESSED only when
+ *   it walks, and a translation still cached would hide the next use.
  *
  * UNMAP and ZAP return the OR of the ACCESSED and DIRTY bits of the
  * leaves they cleared (for a 64 KiB fragment the device sets them in the
@@ -302,7 +310,8 @@ static const struct vgpu_pt_level vgpu_pt_levels[VGPU_PT_LEVELS] = {
  * @fn: called for each leaf read or cleared (and, for READ, each table);
  *	may be NULL.
  * @arg: for @fn.
- * @ad: %VGPU_PTE_ACCESSED / %VGPU_PTE_DIRTY of the leaves read or cleared.
+ * @ad: %VGPU_PTE_ACCESSED / %VGPU_PTE_DIRTY of the leaves read or cleared
+ *	(AGE: as read before ACCESSED was cleared).
  */
 struct vgpu_pt_walk {
 	enum vgpu_pt_op op;
@@ -482,6 +491,23 @@ static void vgpu_pt_entry_read(struct vgpu_pt_walk *w, struct vgpu_pt *pt,
 			      va & ~(vgpu_pt_span(pt->level) - 1), e, false);
 }
 
+/*
+ * AGE at an entry with no table: test and clear ACCESSED in a leaf,
+ * keeping DIRTY even if the device sets it as the leaf is rewritten.
+ */
+static void vgpu_pt_entry_age(struct vgpu_pt_walk *w, struct vgpu_pt *pt,
+			      unsigned int idx, u64 va)
+{
+	u64 span = vgpu_pt_span(pt->level);
+	u64 e = vgpu_pt_read(pt, idx);
+
+	if (!(e & VGPU_PTE_VALID) || !(e & VGPU_PTE_ACCESSED))
+		return;
+	vgpu_pt_rewrite(w->up, pt, idx, e, VGPU_PTE_ACCESSED);
+	vgpu_pt_inval_add(w->up, va & ~(span - 1), span);
+	vgpu_pt_visit(w, pt->level, va & ~(span - 1), e, false);
+}
+
 /* Unlink the emptied table @pt[@idx]; it is freed after the TLB flush. */
 static void vgpu_pt_prune(struct vgpu_pt_update *up, struct vgpu_pt *pt,
 			  unsigned int idx, u64 va, u64 next)
@@ -529,6 +555,9 @@ static void vgpu_pt_walk_range(struct vgpu_pt_walk *w, struct vgpu_pt *pt,
 			case VGPU_PT_OP_READ:
 				vgpu_pt_entry_read(w, pt, idx, va);
 				break;
+			case VGPU_PT_OP_AGE:
+				vgpu_pt_entry_age(w, pt, idx, va);
+				break;
 			}
 			if (!child)
 				continue;
@@ -541,10 +570,10 @@ static void vgpu_pt_walk_range(struct vgpu_pt_walk *w, struct vgpu_pt *pt,
 
 /**
  * vgpu_pt_walk() - run one operation over a VA range
- * @op: %VGPU_PT_OP_MAP, _UNMAP, _ZAP or _READ
+ * @op: %VGPU_PT_OP_MAP, _UNMAP, _ZAP, _READ or _AGE
  * @up: batch (NULL for READ); for MAP with vgpu_pt_pages_for_map() (or
  *	vgpu_pt_pages_for_linear_map()) pages reserved, for UNMAP and ZAP
- *	with vgpu_pt_pages_for_unmap()
+ *	with vgpu_pt_pages_for_unmap(); AGE allocates nothing
  * @root: the VM's root table (never freed here)
  * @va: start, 4 KiB aligned
  * @size: bytes, 4 KiB aligned
@@ -559,7 +588,8 @@ static void vgpu_pt_walk_range(struct vgpu_pt_walk *w, struct vgpu_pt *pt,
  * Return: the OR of %VGPU_PTE_ACCESSED and %VGPU_PTE_DIRTY over the
  * leaves read (READ) or cleared (UNMAP, ZAP, both including bits the
  * device set in entries after an earlier UNMAP or ZAP cleared them, which
- * they clear too); 0 for MAP.
+ * they clear too), or whose ACCESSED was cleared (AGE, the bits as read
+ * before); 0 for MAP.
  */
 u64 vgpu_pt_walk(enum vgpu_pt_op op, struct vgpu_pt_update *up,
 		 struct vgpu_pt *root, u64 va, u64 size,

@@ -30,12 +30,18 @@ struct vgpu_res_cursor;
  *	before the TLB invalidation completed.
  * @VGPU_PT_OP_READ: change nothing; report leaves and tables (debugfs,
  *	harvesting A/D bits).
+ * @VGPU_PT_OP_AGE: test and clear ACCESSED in every valid leaf, keeping
+ *	everything else (DIRTY included, also when the device sets it
+ *	meanwhile); the TLB range of each leaf cleared widens the batch's
+ *	invalidation, so that the next access walks and sets the bit again
+ *	(sampling recency, vgpu_vm_bo_age()).
  */
 enum vgpu_pt_op {
 	VGPU_PT_OP_MAP,
 	VGPU_PT_OP_UNMAP,
 	VGPU_PT_OP_ZAP,
 	VGPU_PT_OP_READ,
+	VGPU_PT_OP_AGE,
 };
 
 /**

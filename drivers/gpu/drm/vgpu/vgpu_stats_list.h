@@ -173,6 +173,9 @@
 	X(COPY_JOBS, copy_jobs, NULL, COUNT, DRIVER,			\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "copy-engine jobs the kernel submitted (moves, chunk copies)") \
+	X(ACCESS_BITS_SAMPLED, access_bits_sampled, NULL, COUNT, DRIVER, \
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "pool units the sampler found used by their ACCESSED bits")	\
 	X(CPU_FAULT_MOVES, cpu_fault_moves, NULL, COUNT, DRIVER,	\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "VRAM BOs moved into the CPU window by a CPU page fault")	\

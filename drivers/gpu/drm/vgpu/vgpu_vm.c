@@ -298,6 +298,86 @@ u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
 	return ad;
 }
 
+/**
+ * vgpu_vm_bo_age() - test and clear the ACCESSED bits that map part of a BO
+ * @bo: user BO, ordinary or pageable
+ * @offset: first byte of the part
+ * @size: bytes
+ *
+ * In every VM and at every VA that maps some of [@offset, @offset +
+ * @size) of @bo, clears ACCESSED in the leaves that have it, keeping
+ * DIRTY (%VGPU_PT_OP_AGE).  The TLB ranges of the leaves cleared are
+ * collected per VM and invalidated by vgpu_vm_age_flush(), once per VM:
+ * until then a translation the device still caches may be used without
+ * setting the bit again.  The one test-and-clear of the recency sampler,
+ * for every kind of pool unit ("Eviction policies and how recency is
+ * sampled").
+ *
+ * Context: &vgpu_pool.lock held; takes @bo's gpuva lock and each VM's
+ * page-table lock.
+ * Return: whether any of those leaves had ACCESSED.
+ */
+bool vgpu_vm_bo_age(struct vgpu_bo *bo, u64 offset, u64 size)
+{
+	struct drm_gem_object *obj = &bo->tbo.base;
+	struct drm_gpuvm_bo *vm_bo;
+	u64 ad = 0;
+
+	mutex_lock(&bo->gpuva_lock);
+	drm_gem_for_each_gpuvm_bo(vm_bo, obj) {
+		struct vgpu_vm *vm = to_vgpu_vm(vm_bo->vm);
+		struct vgpu_pt_update up;
+		struct drm_gpuva *gva;
+
+		vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+		mutex_lock(&vm->pt_lock);
+		drm_gpuvm_bo_for_each_va(gva, vm_bo) {
+			u64 s = max(offset, gva->gem.offset);
+			u64 e = min(offset + size, gva->gem.offset + gva->va.range);
+
+			if (s >= e || !vm->root)
+				continue;
+			ad |= vgpu_pt_walk(VGPU_PT_OP_AGE, &up, vm->root,
+					   gva->va.addr + s - gva->gem.offset,
+					   e - s, NULL, 0, NULL, NULL);
+		}
+		vm->age_start = min(vm->age_start, up.inval_start);
+		vm->age_end = max(vm->age_end, up.inval_end);
+		mutex_unlock(&vm->pt_lock);
+	}
+	mutex_unlock(&bo->gpuva_lock);
+	return ad & VGPU_PTE_ACCESSED;
+}
+
+/**
+ * vgpu_vm_age_flush() - invalidate what vgpu_vm_bo_age() cleared
+ * @vdev: vgpu device
+ *
+ * One range invalidation per VM that had leaves cleared since the last
+ * flush (none for a VM without a hardware context: it caches nothing),
+ * so that the device walks again, and sets ACCESSED again, at the next
+ * use of each.
+ *
+ * Context: &vgpu_pool.lock held; takes &vgpu_device.vms_lock, then each
+ * VM's page-table lock; sleeps (TLB invalidation).
+ */
+void vgpu_vm_age_flush(struct vgpu_device *vdev)
+{
+	struct vgpu_vm *vm;
+
+	mutex_lock(&vdev->vms_lock);
+	list_for_each_entry(vm, &vdev->vms, link) {
+		mutex_lock(&vm->pt_lock);
+		if (vm->age_start < vm->age_end)
+			vgpu_ctx_inval_range(vm, vm->age_start,
+					     vm->age_end - vm->age_start);
+		vm->age_start = U64_MAX;
+		vm->age_end = 0;
+		mutex_unlock(&vm->pt_lock);
+	}
+	mutex_unlock(&vdev->vms_lock);
+}
+
 /*
  * Write one mapping into the page tables.  With @reserved the batch
  * already holds the pages for the whole mapping (VM_BIND reserves them
@@ -665,6 +745,7 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	mutex_init(&vm->pt_lock);
 	mutex_init(&vm->entity_lock);
 	INIT_LIST_HEAD(&vm->rebind);
+	vm->age_start = U64_MAX;
 	vgpu_stream_init(vm);
 
 	r_obj = drm_gpuvm_resv_object_alloc(drm);

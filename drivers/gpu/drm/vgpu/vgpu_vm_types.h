@@ -64,6 +64,10 @@ struct vgpu_vma {
  * @kernel: the kernel's own VM (copy engine): no page-table limit.
  * @pt_stats: leaves and tables written.
  * @rebind: mappings whose BO moved, to map again before the next job.
+ * @age_start: start of the VA range whose ACCESSED bits the recency
+ *	sampler cleared since its last TLB flush (U64_MAX: none; protected
+ *	by @pt_lock, see vgpu_vm_bo_age()).
+ * @age_end: end of that range.
  * @stream: inline command streams of the VM's jobs (vgpu_stream.c).
  * @hw_ctx: hardware context owned, or -1 (protected by &vgpu_ctx_mgr.lock).
  * @ctx_users: jobs using @hw_ctx; raised under &vgpu_ctx_mgr.lock,
@@ -96,6 +100,8 @@ struct vgpu_vm {
 	bool kernel;
 	struct vgpu_pt_stats pt_stats;
 	struct list_head rebind;
+	u64 age_start;
+	u64 age_end;
 	struct vgpu_stream stream;
 
 	int hw_ctx;

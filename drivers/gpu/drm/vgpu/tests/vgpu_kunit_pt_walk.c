@@ -5,7 +5,7 @@
 
 /*
  * KUnit tests for the page-table walker (vgpu_pt_walk() and its MAP,
- * UNMAP, ZAP and READ operations): leaves of every size at every level
+ * UNMAP, ZAP, READ and AGE operations): leaves of every size at every level
  * and alignment, splits, zaps that keep their tables, and the harvest of
  * the device's ACCESSED / DIRTY bits, including bits that land in an
  * entry after it was cleared.
@@ -616,6 +616,86 @@ static void vgpu_pt_walk_late_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pt_pages_live, 1);
 }
 
+/*
+ * AGE tests and clears ACCESSED in valid leaves only, keeps DIRTY (also
+ * one the device sets between the read and the exchange), reports the
+ * bits as read, and widens the invalidation by each leaf it
+ * cleared, and by nothing else.
+ */
+static void vgpu_pt_walk_age(struct kunit *test)
+{
+	struct walk_test *t = test->priv;
+	const u64 va = SZ_4G, frag = va + SZ_2M;
+	void __iomem *leaf2m, *pte;
+
+	walk_begin(t, CAPS_ALL, vgpu_pt_pages_for_map(va, SZ_2M + SZ_128K));
+	/* a 2 MiB leaf, then two 64 KiB fragments */
+	vgpu_pt_map_linear(&t->up, t->root, va, 0, SZ_2M + SZ_128K, RW);
+	vgpu_pt_release(&t->up);
+	leaf2m = walk_slot(test, t, va, 1);
+	pte = walk_slot(test, t, frag + 2 * SZ_4K, 0);
+	walk_device_sets(test, t, va, 1, VGPU_PT_AD);
+	walk_device_sets(test, t, frag + 2 * SZ_4K, 0, VGPU_PTE_ACCESSED);
+
+	pt_xchgs = 0;
+	walk_begin(t, CAPS_ALL, 0);
+	t->nr = 0;
+	KUNIT_EXPECT_EQ(test, vgpu_pt_walk(VGPU_PT_OP_AGE, &t->up, t->root, va,
+					   SZ_2M + SZ_128K, NULL, 0, walk_record, t),
+			VGPU_PT_AD);
+	KUNIT_EXPECT_EQ(test, pt_xchgs, 2);	/* only the leaves with ACCESSED */
+	KUNIT_EXPECT_EQ(test, t->nr, 2);
+	KUNIT_EXPECT_EQ(test, t->leaf[1].va, frag + 2 * SZ_4K);
+	KUNIT_EXPECT_EQ(test, readq(leaf2m) & VGPU_PT_AD, VGPU_PTE_DIRTY);
+	KUNIT_EXPECT_EQ(test, readq(leaf2m) & ~VGPU_PT_AD,
+			VGPU_PTE_VALID | RW | VGPU_PTE_LEAF);
+	KUNIT_EXPECT_EQ(test, readq(pte) & (VGPU_PT_AD | VGPU_PTE_FRAG64K),
+			VGPU_PTE_FRAG64K);
+	KUNIT_EXPECT_EQ(test, t->up.inval_start, va);
+	KUNIT_EXPECT_EQ(test, t->up.inval_end, frag + 3 * SZ_4K);
+	KUNIT_EXPECT_EQ(test, walk_read(t, va, SZ_2M + SZ_128K), VGPU_PTE_DIRTY);
+
+	/* Nothing accessed since: no exchange, nothing to invalidate. */
+	pt_xchgs = 0;
+	walk_begin(t, CAPS_ALL, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_pt_walk(VGPU_PT_OP_AGE, &t->up, t->root, va,
+					   SZ_2M + SZ_128K, NULL, 0, NULL, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, pt_xchgs, 0);
+	KUNIT_EXPECT_EQ(test, t->up.inval_start, U64_MAX);
+
+	/* The device writes through the fragment as ACCESSED is cleared. */
+	walk_device_sets(test, t, frag + 2 * SZ_4K, 0, VGPU_PTE_ACCESSED);
+	pt_xchgs = 0;
+	pt_xchg_late = VGPU_PTE_DIRTY;
+	walk_begin(t, CAPS_ALL, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_pt_walk(VGPU_PT_OP_AGE, &t->up, t->root, frag,
+					   SZ_64K, NULL, 0, NULL, NULL),
+			VGPU_PTE_ACCESSED);
+	KUNIT_EXPECT_EQ(test, pt_xchgs, 2);	/* DIRTY written back */
+	KUNIT_EXPECT_EQ(test, readq(pte) & VGPU_PT_AD, VGPU_PTE_DIRTY);
+
+	/* An entry a ZAP cleared keeps its late bits for the next ZAP. */
+	walk_begin(t, CAPS_ALL, 0);
+	vgpu_pt_walk(VGPU_PT_OP_ZAP, &t->up, t->root, frag + SZ_64K, SZ_64K,
+		     NULL, 0, NULL, NULL);
+	vgpu_pt_release(&t->up);
+	walk_device_sets(test, t, frag + SZ_64K, 0, VGPU_PTE_ACCESSED);
+	pt_xchgs = 0;
+	walk_begin(t, CAPS_ALL, 0);
+	KUNIT_EXPECT_EQ(test, vgpu_pt_walk(VGPU_PT_OP_AGE, &t->up, t->root,
+					   frag + SZ_64K, SZ_64K, NULL, 0, NULL,
+					   NULL), 0);
+	KUNIT_EXPECT_EQ(test, pt_xchgs, 0);
+	KUNIT_EXPECT_EQ(test, readq(walk_slot(test, t, frag + SZ_64K, 0)),
+			VGPU_PTE_ACCESSED);
+
+	walk_begin(t, CAPS_ALL, 0);
+	vgpu_pt_unmap(&t->up, t->root, va, SZ_2M + SZ_128K);
+	vgpu_pt_release(&t->up);
+	KUNIT_EXPECT_EQ(test, pt_pages_live, 1);
+}
+
 /* READ reports every table on the way, each once. */
 static void vgpu_pt_walk_read_tables(struct kunit *test)
 {
@@ -647,6 +727,7 @@ static struct kunit_case vgpu_pt_walk_cases[] = {
 	KUNIT_CASE(vgpu_pt_walk_unmap_after_zap),
 	KUNIT_CASE(vgpu_pt_walk_read_tables),
 	KUNIT_CASE(vgpu_pt_walk_late_bits),
+	KUNIT_CASE(vgpu_pt_walk_age),
 	{ }
 };
 
