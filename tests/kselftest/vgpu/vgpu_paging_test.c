@@ -1781,7 +1781,7 @@ TEST_F(pageable, read_mostly_gpu_write_collapses)
 	for (i = 0; i < rm.size / 8; i++)
 		bad += rm.p[i] != (i < MiB / 8 ? 0xaaaaaaaaaaaaaaaaull : 0x5a5a5a5a5a5a5a5aull);
 	EXPECT_EQ(0, bad);
-	/* The CPU's read took the written copy home. */
+	/* The CPU's read copied the written copy back (duplicating it). */
 	ASSERT_EQ(0, paging(&self->dev, &pg));
 	EXPECT_EQ(pg0.device.bytes_to_system + rm.size, pg.device.bytes_to_system);
 	rm_teardown(_metadata, &rm);
@@ -1842,6 +1842,55 @@ TEST_F(pageable, read_mostly_cleared_collapses)
 	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, rm.size, VGPU_PLACE_VRAM, &moved));
 	EXPECT_EQ(rm.size, moved);
 	EXPECT_EQ(dups, dev_counter(&self->dev, "read_mostly_dups"));
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	rm_teardown(_metadata, &rm);
+}
+
+/*
+ * A CPU read of a READ_MOSTLY chunk the GPU wrote (in VRAM only)
+ * duplicates it back instead of bringing it home: the dirty copy is
+ * copied back, the VRAM copy stays, and the GPU reads it again without a
+ * migration; a CPU write then collapses it without a copy back.
+ */
+TEST_F(pageable, read_mostly_cpu_read_duplicates_back)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t dups, col, used, i, bad = 0, want;
+	struct rm rm;
+
+	rm_setup(_metadata, &rm, &self->dev, 2 * MiB, 26);
+	EXPECT_EQ(vgpu_fnv1a64(rm.p, rm.size), rm_gpu_sum(_metadata, &rm));
+	/* A GPU write collapses it to VRAM, dirty. */
+	ASSERT_EQ(0, side_fill(&(struct side){ &self->dev, PVA }, 0, rm.size, 0x3c3c3c3c));
+	dups = dev_counter(&self->dev, "read_mostly_dups");
+	ASSERT_NE(~0ull, dups);
+	used = vram_mm_used(&self->dev);
+	ASSERT_NE(~0ull, used);
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+
+	for (i = 0; i < rm.size / 8; i++)
+		bad += rm.p[i] != 0x3c3c3c3c3c3c3c3cull;
+	EXPECT_EQ(0, bad);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(dups + 1, dev_counter(&self->dev, "read_mostly_dups"));
+	EXPECT_EQ(pg0.device.bytes_to_system + rm.size, pg.device.bytes_to_system);
+	EXPECT_EQ(pg0.device.evictions, pg.device.evictions);
+	EXPECT_EQ(used, vram_mm_used(&self->dev));
+
+	/* The GPU reads the VRAM copy again: nothing moves. */
+	want = vgpu_fnv1a64(rm.p, rm.size);
+	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	EXPECT_EQ(pg.device.bytes_to_vram, pg0.device.bytes_to_vram);
+
+	/* A CPU write drops the clean VRAM copy: no copy back. */
+	col = dev_counter(&self->dev, "read_mostly_collapses");
+	for (i = 0; i < rm.size / 8; i++)
+		rm.p[i] = pattern(27, i);
+	want = vgpu_fnv1a64(rm.p, rm.size);
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(col + 1, dev_counter(&self->dev, "read_mostly_collapses"));
+	EXPECT_EQ(pg0.device.bytes_to_system, pg.device.bytes_to_system);
 	EXPECT_EQ(want, rm_gpu_sum(_metadata, &rm));
 	rm_teardown(_metadata, &rm);
 }

@@ -176,7 +176,10 @@
  * - clearing the advice keeps the VRAM copy, as a GPU write does.
  *
  * A CPU read of a READ_MOSTLY chunk that is in VRAM but not duplicated
- * (it was written) brings it home as for any chunk.
+ * (it was written) duplicates it back: every GPU mapping goes (TLBs
+ * waited for), the VRAM copy is copied back if the device dirtied it, and
+ * the CPU maps the system pages read-only; the GPU faults its mappings in
+ * again, read-only.
  */
 
 /**
@@ -935,14 +938,17 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 	if (p.steps & VGPU_CHUNK_DO_ZAP_CPU)
 		vgpu_chunk_zap_cpu(vdev, c);
 	if (p.steps & VGPU_CHUNK_DO_UNMAP_GPU)
-		dirty = vgpu_chunk_unmap_all_locked(vdev, c,
-						    !(p.steps & VGPU_CHUNK_DO_COPY_IN));
+		dirty = vgpu_chunk_unmap_all_locked(vdev, c, p.steps &
+						    (VGPU_CHUNK_DO_FREE |
+						     VGPU_CHUNK_DO_HAND_OVER));
 	if ((p.steps & VGPU_CHUNK_DO_COPY_BACK) && dirty) {
 		ret = vgpu_chunk_copy_back_locked(vdev, c,
 						  p.steps & VGPU_CHUNK_DO_HAND_OVER ?
 						  a->cb : NULL);
 		if (ret)
 			return ret;
+		/* Duplicated back: both copies hold the data again. */
+		c->flags &= ~VGPU_CHUNK_DIRTY;
 	}
 	if (p.steps & (VGPU_CHUNK_DO_FREE | VGPU_CHUNK_DO_HAND_OVER)) {
 		if (p.steps & VGPU_CHUNK_DO_UNMAP_GPU)
@@ -1695,10 +1701,10 @@ int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,
  *
  * Only the touched chunk moves (written back if dirty, as an eviction):
  * afterwards its system pages hold every byte.  Chunks in VRAM keep no
- * CPU mapping (bringing them in zaps it).  A duplicated READ_MOSTLY chunk
- * stays where it is for a read, and the CPU maps its system pages
- * read-only; a write drops its VRAM copy first (as an eviction, which
- * finds it clean and copies nothing back).
+ * CPU mapping (bringing them in zaps it).  A READ_MOSTLY chunk stays in
+ * VRAM for a read, duplicated (copied back first if it was written), and
+ * the CPU maps its system pages read-only; a write drops its VRAM copy
+ * first (as an eviction, which finds it clean and copies nothing back).
  *
  * Return: 0 or the error of a failed copy.
  */

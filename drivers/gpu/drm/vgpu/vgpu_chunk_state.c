@@ -45,6 +45,8 @@
  *                prefetch
  * vram           evict, CPU       unmap GPU, copy back if dirty, free,  home
  *                access           (ACCESSED_BY: map remote everywhere)
+ * vram           CPU read,        unmap GPU, copy back if dirty, the    dup
+ *                READ_MOSTLY      CPU maps read-only
  * vram, dup      evict for a      unmap GPU, queue the copy back if     copying_home
  *                batch            dirty, hand the block over to the
  *                                 batch
@@ -167,8 +169,20 @@ static void vgpu_chunk_plan_vram(enum vgpu_chunk_event ev, u32 in,
 	case VGPU_CHUNK_EV_PREFETCH:
 		p->steps = VGPU_CHUNK_DO_MAP_VRAM;
 		return;
-	case VGPU_CHUNK_EV_EVICT:
 	case VGPU_CHUNK_EV_CPU_READ:
+		/*
+		 * READ_MOSTLY: duplicated back, not brought home.  No GPU
+		 * mapping may write while the copy back runs; they fault in
+		 * again read-only.
+		 */
+		if (in & VGPU_CHUNK_IN_READ_MOSTLY) {
+			p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK |
+				   VGPU_CHUNK_DO_CPU_RO;
+			p->next = VGPU_CHUNK_DUP;
+			return;
+		}
+		fallthrough;
+	case VGPU_CHUNK_EV_EVICT:
 	case VGPU_CHUNK_EV_CPU_WRITE:
 		vgpu_chunk_plan_homeward(ev, in, p);
 		return;

@@ -65,7 +65,10 @@ static const struct transition table[] = {
 	{ S(VRAM), EV(EVICT), IN(ACCESSED_BY), 0, S(HOME),
 	  HOMEWARD | DO(MAP_REMOTE_ALL) },
 	{ S(VRAM), EV(CPU_READ), 0, 0, S(HOME), HOMEWARD },
-	{ S(VRAM), EV(CPU_READ), IN(READ_MOSTLY), 0, S(HOME), HOMEWARD },
+	{ S(VRAM), EV(CPU_READ), IN(READ_MOSTLY), 0, S(DUP),
+	  DO(UNMAP_GPU) | DO(COPY_BACK) | DO(CPU_RO) },
+	{ S(VRAM), EV(CPU_READ), IN(READ_MOSTLY) | IN(ACCESSED_BY), 0, S(DUP),
+	  DO(UNMAP_GPU) | DO(COPY_BACK) | DO(CPU_RO) },
 	{ S(VRAM), EV(CPU_WRITE), 0, 0, S(HOME), HOMEWARD },
 	{ S(VRAM), EV(UNADVISE_RM), 0, 0, S(VRAM), 0 },
 	{ S(VRAM), EV(COPY_DONE), 0, -EINVAL, S(VRAM), 0 },
@@ -171,10 +174,15 @@ static void vgpu_chunk_state_no_lost_write(struct kunit *test)
 		if (s == S(DUP) && p.next == S(VRAM))
 			KUNIT_EXPECT_TRUE(test, d & DO(ZAP_CPU));
 		/* Only READ_MOSTLY duplicates, and only for a read. */
-		if ((p.next == S(DUP) || p.next == S(COPYING_DUP)) && s == S(HOME)) {
+		if ((p.next == S(DUP) || p.next == S(COPYING_DUP)) && s != p.next) {
 			KUNIT_EXPECT_TRUE(test, in & IN(READ_MOSTLY));
-			KUNIT_EXPECT_NE(test, e, EV(GPU_WRITE));
+			KUNIT_EXPECT_TRUE(test, e == EV(GPU_READ) || e == EV(PREFETCH) ||
+					  e == EV(CPU_READ));
 		}
+		/* Duplicating a VRAM copy: no GPU write during the copy back. */
+		if (s == S(VRAM) && p.next == S(DUP))
+			KUNIT_EXPECT_EQ(test, d & (DO(UNMAP_GPU) | DO(COPY_BACK)),
+					DO(UNMAP_GPU) | DO(COPY_BACK));
 		/* The system pages are mapped only while they hold the data. */
 		if (d & DO(MAP_SYSTEM))
 			KUNIT_EXPECT_EQ(test, p.next, S(HOME));
