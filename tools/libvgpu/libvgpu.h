@@ -165,6 +165,9 @@ int vgpu_bo_close(struct vgpu_dev *dev, uint32_t handle);
  */
 int vgpu_bo_map(struct vgpu_dev *dev, uint32_t handle, uint64_t size, void **ptr);
 
+/** vgpu_bo_mmap_offset() - BO_MMAP_OFFSET: the offset mmap() takes for @handle. */
+int vgpu_bo_mmap_offset(struct vgpu_dev *dev, uint32_t handle, uint64_t *offset);
+
 /** vgpu_bo_unmap() - undo vgpu_bo_map(). */
 int vgpu_bo_unmap(void *ptr, uint64_t size);
 
@@ -590,8 +593,9 @@ int vgpu_mem_prefetch(struct vgpu_dev *dev, const void *ptr, size_t size,
  * @ptr: start of the range, inside one managed allocation
  * @size: bytes, not zero; widened to whole 4 KiB pages
  * @advice: &enum vgpu_mem_advice
- * @location: for SET_PREFERRED_LOCATION and SET_ACCESSED_BY,
- *	%VGPU_MEM_LOC_GPU or %VGPU_MEM_LOC_CPU; 0 otherwise
+ * @location: for SET_PREFERRED_LOCATION, SET_ACCESSED_BY and
+ *	UNSET_ACCESSED_BY, %VGPU_MEM_LOC_GPU or %VGPU_MEM_LOC_CPU; 0 for the
+ *	others
  *
  * Return: 0; -EINVAL for an unknown @advice, a @location not valid for
  * it, a zero @size or a range not inside one managed allocation; the
