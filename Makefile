@@ -131,7 +131,18 @@ $(GUEST)/bin/vgpu-bench: $(wildcard tools/vgpu-bench/*.c tools/vgpu-bench/*.h) $
 	@echo "  CC [guest] $@"
 	@$(CC) $(GUEST_CFLAGS) -Itools/vgpu-bench -o $@ $(filter %.c,$^) $(GUEST_LIBS) $(GUEST_LDLIBS)
 
-guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS)
+# Examples of libvgpu's managed memory: tools/examples/NAME.c, one
+# program each (vgpu-example-NAME), run in the guest tier by
+# tests/guest/examples.sh.
+EXAMPLE_SRCS := $(wildcard tools/examples/*.c)
+GUEST_EXAMPLES := $(patsubst tools/examples/%.c,$(GUEST)/bin/vgpu-example-%,$(EXAMPLE_SRCS))
+
+$(GUEST)/bin/vgpu-example-%: tools/examples/%.c $(wildcard tools/examples/*.h) $(GUEST_HDRS) $(GUEST_LIBS)
+	@mkdir -p $(dir $@)
+	@echo "  CC [guest] $@"
+	@$(CC) $(GUEST_CFLAGS) -o $@ $< $(GUEST_LIBS) $(GUEST_LDLIBS)
+
+guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS) $(GUEST_EXAMPLES)
 
 # Host unit tests: tests/host/*_unit.c, each linked with the libvgpu
 # sources of the logic it tests (its prerequisites below; that logic
