@@ -671,7 +671,7 @@ struct vgpu_pool_fence;
 
 /**
  * struct vgpu_pool_config - how a pool takes memory; zero fields: defaults
- * @segment_size: bytes of a segment (a multiple of 2 MiB; default 8 MiB);
+ * @segment_size: bytes of a segment (a multiple of 2 MiB; default 32 MiB);
  *	larger requests get a segment of their own, rounded up to 2 MiB.
  * @va_start: first GPU VA of the pool's segments (default 2^47: above
  *	every CPU address, so never on a managed pointer).

@@ -24,7 +24,7 @@
 /* Slabs are aligned to their largest class, so slots are naturally aligned. */
 #define POOL_SLAB_ALIGN	VGPU_POOL_SMALL_MAX
 
-#define POOL_DEFAULT_SEGMENT	(8ull << 20)
+#define POOL_DEFAULT_SEGMENT	(32ull << 20)
 #define POOL_DEFAULT_VA_START	(1ull << 47)
 #define POOL_DEFAULT_VA_SIZE	(1ull << 46)
 

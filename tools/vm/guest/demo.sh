@@ -6,7 +6,8 @@
 # timeline syncobjs and sync_files; a workload
 # oversubscribes VRAM twice over under each eviction policy the
 # driver offers; vgpu-smi watches it; a summary compares the runs; the
-# oversubscription sweep goes to /out/oversub.csv for the host to plot.
+# oversubscription sweep goes to /out/oversub.csv for the host to plot;
+# managed memory larger than VRAM and the caching allocator close it.
 #
 # The workload is vgpu-bench's oversub suite (tools/vgpu-bench/).
 
@@ -132,3 +133,23 @@ awk -F, '
 		$col["bytes_moved"] / 1048576, $col["vram_hit_ratio"] }' /out/mixed.csv
 say "   pool counters: $(ctr pool_evictions_bo) BO and $(ctr pool_evictions_chunk) chunk evictions," \
     "$(ctr pool_make_room) victim searches, $(ctr pool_no_victim) without a victim"
+
+# ---- 5c. what applications use: managed memory, a caching allocator ---------
+say
+say "== 5c. For applications: one pointer on CPU and GPU, and a caching allocator"
+vgpu-example-vecadd > /tmp/vecadd.txt 2>&1 || {
+	say "demo: the managed-memory example failed:" >&2
+	cat /tmp/vecadd.txt >&2
+	exit 1
+}
+indent < /tmp/vecadd.txt
+vgpu-bench --quick --csv /out alloc > /tmp/alloc.txt 2>&1 || {
+	say "demo: the allocator benchmark failed:" >&2
+	tail -n 20 /tmp/alloc.txt >&2
+	exit 1
+}
+awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{ printf "   %-6s %6.0f allocations/s (%5.1fx raw, %6.1fx once warm), peak %5.1f MiB reserved for %5.1f MiB allocated\n",
+		$col["allocator"], $col["allocs_per_s"], $col["speedup"], $col["warm_speedup"],
+		$col["peak_reserved_mib"], $col["peak_allocated_mib"] }' /out/alloc.csv
