@@ -68,6 +68,61 @@ static inline uint64_t ex_open(const char *prog, struct vgpu_dev *dev,
 	return (total / arrays + 2 * EX_MiB - 1) & ~(2 * EX_MiB - 1);
 }
 
+/*
+ * Open the device and make two managed arrays (ex_open()), the first
+ * filled with ex_hash() by the CPU.  Returns the size of each.
+ */
+static inline uint64_t ex_setup(const char *prog, struct vgpu_dev *dev,
+				int argc, char **argv, void **x, void **y)
+{
+	uint64_t size = ex_open(prog, dev, argc, argv, 2, 150), i;
+	int ret;
+
+	ret = vgpu_malloc_managed(dev, size, 0, x);
+	if (!ret)
+		ret = vgpu_malloc_managed(dev, size, 0, y);
+	if (ret)
+		ex_die(prog, "vgpu_malloc_managed", ret);
+	for (i = 0; i < size / EX_LINE; i++)
+		*ex_elem(*x, i) = ex_hash(i);
+	return size;
+}
+
+/* Count a wrong element; print the first. */
+static inline void ex_check(const char *prog, uint64_t *wrong, uint64_t i,
+			    uint64_t got, uint64_t want)
+{
+	if (got == want)
+		return;
+	if (!(*wrong)++)
+		fprintf(stderr, "%s: element %llu is %llu, want %llu\n", prog,
+			(unsigned long long)i, (unsigned long long)got,
+			(unsigned long long)want);
+}
+
+/*
+ * Print the result line (@what done over two arrays of @size bytes, with
+ * @moved bytes migrated into VRAM), free the arrays, close the device;
+ * the exit status.
+ */
+static inline int ex_finish(const char *prog, struct vgpu_dev *dev,
+			    const char *what, uint64_t size, uint64_t moved,
+			    uint64_t wrong, void *x, void *y)
+{
+	printf("%s: %s over %llu elements, %llu MiB of managed memory (%.1fx VRAM), "
+	       "%llu MiB migrated into VRAM: %s\n", prog, what,
+	       (unsigned long long)(size / EX_LINE),
+	       (unsigned long long)(2 * size >> 20), 2.0 * size / dev->vram_size,
+	       (unsigned long long)(moved >> 20), wrong ? "WRONG" : "ok");
+	if (wrong)
+		fprintf(stderr, "%s: %llu elements wrong\n", prog,
+			(unsigned long long)wrong);
+	vgpu_free(dev, y);
+	vgpu_free(dev, x);
+	vgpu_close(dev);
+	return wrong ? EX_WRONG : 0;
+}
+
 /* Run @cmd on queue 0 to its end, then empty it. */
 static inline void ex_run(const char *prog, struct vgpu_dev *dev,
 			  struct vgpu_cmd *cmd)

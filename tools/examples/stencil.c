@@ -30,19 +30,11 @@ int main(int argc, char **argv)
 {
 	struct vgpu_dev dev;
 	struct vgpu_cmd cmd;
-	uint64_t size, n, i, t, wrong = 0, moved0, moved;
+	uint64_t size, i, t, wrong = 0, moved0, moved;
 	void *x, *y, *tmp;
 	int ret;
 
-	size = ex_open(prog, &dev, argc, argv, 2, 150);
-	n = size / EX_LINE;
-	ret = vgpu_malloc_managed(&dev, size, 0, &x);
-	if (!ret)
-		ret = vgpu_malloc_managed(&dev, size, 0, &y);
-	if (ret)
-		ex_die(prog, "vgpu_malloc_managed", ret);
-	for (i = 0; i < n; i++)
-		*ex_elem(x, i) = ex_hash(i);
+	size = ex_setup(prog, &dev, argc, argv, &x, &y);
 	ret = vgpu_mem_prefetch(&dev, x, 4 * EX_MiB, VGPU_MEM_LOC_GPU, NULL);
 	if (ret)
 		ex_die(prog, "vgpu_mem_prefetch", ret);
@@ -60,31 +52,13 @@ int main(int argc, char **argv)
 		x = y;
 		y = tmp;
 	}
+	vgpu_cmd_fini(&cmd);
 	moved = ex_to_vram(&dev) - moved0;
 
 	/* x0[i] was ex_hash(i): the check needs no copy of it. */
-	for (i = 0; i < n; i++) {
-		uint64_t want = i < ITERATIONS ? i + 1 : ex_hash(i - ITERATIONS) + ITERATIONS;
-
-		if (*ex_elem(x, i) != want) {
-			if (!wrong)
-				fprintf(stderr, "%s: x[%llu] = %llu, want %llu\n", prog,
-					(unsigned long long)i,
-					(unsigned long long)*ex_elem(x, i),
-					(unsigned long long)want);
-			wrong++;
-		}
-	}
-	printf("%s: %d iterations over %llu cells, %llu MiB of managed memory (%.1fx VRAM), "
-	       "%llu MiB migrated into VRAM: %s\n", prog, ITERATIONS,
-	       (unsigned long long)n, (unsigned long long)(2 * size >> 20),
-	       2.0 * size / dev.vram_size, (unsigned long long)(moved >> 20),
-	       wrong ? "WRONG" : "ok");
-	if (wrong)
-		fprintf(stderr, "%s: %llu cells wrong\n", prog, (unsigned long long)wrong);
-	vgpu_cmd_fini(&cmd);
-	vgpu_free(&dev, y);
-	vgpu_free(&dev, x);
-	vgpu_close(&dev);
-	return wrong ? EX_WRONG : 0;
+	for (i = 0; i < size / EX_LINE; i++)
+		ex_check(prog, &wrong, i, *ex_elem(x, i),
+			 i < ITERATIONS ? i + 1 : ex_hash(i - ITERATIONS) + ITERATIONS);
+	return ex_finish(prog, &dev, "y[i] = x[i - 1] + 1, 6 iterations,", size, moved,
+			 wrong, x, y);
 }

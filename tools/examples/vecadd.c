@@ -35,19 +35,11 @@ int main(int argc, char **argv)
 {
 	struct vgpu_dev dev;
 	struct vgpu_cmd cmd;
-	uint64_t size, n, i, k, wrong = 0, moved0, moved;
+	uint64_t size, i, k, wrong = 0, moved0, moved;
 	void *a, *c;
 	int ret;
 
-	size = ex_open(prog, &dev, argc, argv, 2, 150);
-	n = size / EX_LINE;
-	ret = vgpu_malloc_managed(&dev, size, 0, &a);
-	if (!ret)
-		ret = vgpu_malloc_managed(&dev, size, 0, &c);
-	if (ret)
-		ex_die(prog, "vgpu_malloc_managed", ret);
-	for (i = 0; i < n; i++)
-		*ex_elem(a, i) = ex_hash(i);
+	size = ex_setup(prog, &dev, argc, argv, &a, &c);
 	ret = vgpu_mem_advise(&dev, a, size, VGPU_MEM_ADVISE_SET_READ_MOSTLY, 0);
 	if (ret)
 		ex_die(prog, "vgpu_mem_advise", ret);
@@ -59,32 +51,15 @@ int main(int argc, char **argv)
 		vgpu_cmd_touch(&cmd, VGPU_TOUCH_STRIDED, VGPU_TOUCH_RMW,
 			       (uintptr_t)c, size, EX_LINE << k, 0, 0, 1);
 	ex_run(prog, &dev, &cmd);
+	vgpu_cmd_fini(&cmd);
 	moved = ex_to_vram(&dev) - moved0;
 
 	ret = vgpu_mem_prefetch(&dev, c, size, VGPU_MEM_LOC_CPU, NULL);
 	if (ret)
 		ex_die(prog, "vgpu_mem_prefetch", ret);
-	for (i = 0; i < n; i++) {
-		uint64_t want = ex_hash(i) + b_of(i);
-
-		if (*ex_elem(c, i) != want || *ex_elem(a, i) != ex_hash(i)) {
-			if (!wrong)
-				fprintf(stderr, "%s: c[%llu] = %llu, want %llu\n", prog,
-					(unsigned long long)i,
-					(unsigned long long)*ex_elem(c, i),
-					(unsigned long long)want);
-			wrong++;
-		}
+	for (i = 0; i < size / EX_LINE; i++) {
+		ex_check(prog, &wrong, i, *ex_elem(c, i), ex_hash(i) + b_of(i));
+		ex_check(prog, &wrong, i, *ex_elem(a, i), ex_hash(i));
 	}
-	printf("%s: c = a + b over %llu elements, %llu MiB of managed memory (%.1fx VRAM), "
-	       "%llu MiB migrated into VRAM: %s\n", prog, (unsigned long long)n,
-	       (unsigned long long)(2 * size >> 20), 2.0 * size / dev.vram_size,
-	       (unsigned long long)(moved >> 20), wrong ? "WRONG" : "ok");
-	if (wrong)
-		fprintf(stderr, "%s: %llu elements wrong\n", prog, (unsigned long long)wrong);
-	vgpu_cmd_fini(&cmd);
-	vgpu_free(&dev, c);
-	vgpu_free(&dev, a);
-	vgpu_close(&dev);
-	return wrong ? EX_WRONG : 0;
+	return ex_finish(prog, &dev, "c = a + b", size, moved, wrong, a, c);
 }
