@@ -548,7 +548,9 @@ enum vgpu_mem_advice {
  * @flags: must be zero
  * @ptr: out, the address, aligned to the chunk size
  *
- * The memory is zeroed.  Return: 0; -EINVAL for a zero @size, one that
+ * The memory is zeroed.
+ *
+ * Return: 0; -EINVAL for a zero @size, one that
  * overflows when rounded, or non-zero @flags; -E2BIG above the device's
  * largest BO; -ENOMEM when neither memory nor an address usable on both
  * sides is left; -EEXIST when the VM already has a mapping at the address
@@ -679,6 +681,7 @@ struct vgpu_pool_fence;
  * @placements: ``VGPU_PLACE_*`` of the segments' BOs (default VRAM).
  * @max_reserved: the pool holds at most this many bytes of segments
  *	(0: no limit); above it, it trims and then fails with -ENOMEM.
+ * @pad: must be zero.
  */
 struct vgpu_pool_config {
 	uint64_t segment_size;
@@ -776,8 +779,9 @@ int vgpu_pool_create_ops(const struct vgpu_pool_ops *ops,
 
 /**
  * vgpu_pool_destroy() - wait for every pending fence, free every segment
+ * @pool: pool, or NULL (nothing done)
  *
- * Blocks still allocated are freed too.  NULL is allowed.
+ * Blocks still allocated are freed too.
  */
 void vgpu_pool_destroy(struct vgpu_pool *pool);
 
@@ -828,8 +832,12 @@ int vgpu_pool_fence(struct vgpu_pool *pool, uint32_t syncobj,
 void vgpu_pool_fence_put(struct vgpu_pool *pool, struct vgpu_pool_fence *fence);
 /**
  * vgpu_pool_free_fenced() - vgpu_pool_free() with a fence already taken
+ * @pool: pool
+ * @va: what vgpu_pool_alloc() returned
+ * @fence: from vgpu_pool_fence(), or NULL (no pending work); the block
+ *	takes its own reference
  *
- * @fence may be NULL (no pending work).  Return: 0 or -EINVAL.
+ * Return: 0, or -EINVAL for a @va that is not a live block.
  */
 int vgpu_pool_free_fenced(struct vgpu_pool *pool, uint64_t va,
 			  struct vgpu_pool_fence *fence);
@@ -840,7 +848,9 @@ int vgpu_pool_free_fenced(struct vgpu_pool *pool, uint64_t va,
  * @released: out, bytes given back (may be NULL)
  *
  * Blocks whose fence has signalled are reclaimed first; empty slabs go
- * back to the arena.  Return: 0.
+ * back to the arena.
+ *
+ * Return: 0.
  */
 int vgpu_pool_trim(struct vgpu_pool *pool, uint64_t *released);
 
@@ -849,6 +859,10 @@ void vgpu_pool_get_stats(struct vgpu_pool *pool, struct vgpu_pool_stats *st);
 
 /**
  * vgpu_pool_block_size() - the rounded size of a live block
+ * @pool: pool
+ * @va: a block vgpu_pool_alloc() returned
+ * @size: out, its size as rounded (size class or 4 KiB)
+ *
  * Return: 0, or -EINVAL for a @va that is not a live block.
  */
 int vgpu_pool_block_size(struct vgpu_pool *pool, uint64_t va, uint64_t *size);
@@ -859,7 +873,9 @@ int vgpu_pool_block_size(struct vgpu_pool *pool, uint64_t va, uint64_t *size);
  * @va: a block vgpu_pool_alloc() returned
  * @cpu: out; valid until the block's segment is given back
  *
- * Maps the block's segment on first use.  Return: 0, -EINVAL for a @va
+ * Maps the block's segment on first use.
+ *
+ * Return: 0, -EINVAL for a @va
  * that is not a live block, -EOPNOTSUPP when the pool's ops cannot map,
  * or the mapping's error.
  */
