@@ -31,6 +31,7 @@ struct fake {
 	uint64_t reserved;
 	unsigned int segs, seg_allocs, seg_frees, fence_gets, blocking_waits;
 	int fail_fence_get;
+	int fail_wait;			/* blocking waits fail with -EIO */
 	struct ffence *sync[NR_SYNC];	/* syncobj n holds this fence */
 	int live_fences;
 };
@@ -114,6 +115,8 @@ static int f_fence_wait(void *priv, void *fence, int64_t timeout_ns)
 		return ff->signalled ? 0 : -ETIME;
 	/* A blocking wait: the "GPU" finishes the job. */
 	f->blocking_waits++;
+	if (f->fail_wait)
+		return -EIO;
 	ff->signalled = 1;
 	return 0;
 }
@@ -463,6 +466,26 @@ TEST_F(pool, hostile_input)
 	ops.fence_wait = NULL;
 	EXPECT_EQ(-EINVAL, vgpu_pool_create_ops(&ops, &self->cfg, &q));
 	EXPECT_EQ(-EINVAL, vgpu_pool_create_ops(NULL, &self->cfg, &q));
+}
+
+TEST_F(pool, a_failed_wait_hands_nothing_out)
+{
+	struct vgpu_pool_stats st;
+	uint64_t a, b;
+
+	self->f.capacity = 8 * MiB;
+	set_fence(&self->f, 7, 0);
+	ASSERT_EQ(0, vgpu_pool_alloc(self->p, 8 * MiB, 0, &a));
+	ASSERT_EQ(0, vgpu_pool_free(self->p, a, 7));
+	self->f.fail_wait = 1;
+	EXPECT_EQ(-EIO, vgpu_pool_alloc(self->p, 8 * MiB, 0, &b));
+	vgpu_pool_get_stats(self->p, &st);
+	EXPECT_EQ(8 * MiB, st.pending);
+	EXPECT_EQ(1, st.fence_waits);
+	self->f.fail_wait = 0;
+	ASSERT_EQ(0, vgpu_pool_alloc(self->p, 8 * MiB, 0, &b));
+	EXPECT_EQ(a, b);
+	EXPECT_EQ(0, vgpu_pool_free(self->p, b, 0));
 }
 
 TEST_F(pool, destroy_waits_for_pending_fences)

@@ -796,7 +796,11 @@ void vgpu_pool_destroy(struct vgpu_pool *pool);
  * Return: 0; -EINVAL for a zero @size or a bad @align; -E2BIG for a
  * @size larger than the pool's VA range; -ENOMEM (or the segment
  * allocator's error) when no memory is left even after trimming and
- * waiting for pending fences.
+ * waiting for pending fences; the wait's error if that wait fails.
+ *
+ * When nothing else helps, this waits for the oldest pending fence: a
+ * caller must not allocate while a job it alone can release (a WAIT on
+ * a value it writes later) holds the memory the pool would need.
  */
 int vgpu_pool_alloc(struct vgpu_pool *pool, uint64_t size, uint64_t align,
 		    uint64_t *va);

@@ -597,14 +597,20 @@ static unsigned int reap(struct vgpu_pool *p)
 	return n;
 }
 
-/* Pool full: wait for the oldest pending fence. */
-static void wait_oldest(struct vgpu_pool *p)
+/*
+ * Pool full: wait for the oldest pending fence.  A wait that fails leaves
+ * the fence pending: its blocks are never handed out on a guess.
+ */
+static int wait_oldest(struct vgpu_pool *p)
 {
 	struct vgpu_pool_fence *f = p->pend_head->fence;
+	int ret;
 
 	p->st.fence_waits++;
-	p->ops.fence_wait(p->ops.priv, f->f, -1);
-	f->signalled = true;
+	ret = p->ops.fence_wait(p->ops.priv, f->f, -1);
+	if (!ret)
+		f->signalled = true;
+	return ret;
 }
 
 /* ------------------------------------------------------------- trimming */
@@ -666,7 +672,9 @@ static int run_alloc(struct vgpu_pool *p, uint64_t size, uint64_t align,
 		}
 		if (!p->pend_head)
 			return ret;
-		wait_oldest(p);
+		ret = wait_oldest(p);
+		if (ret)
+			return ret;
 		reap(p);
 	}
 }
@@ -914,8 +922,10 @@ void vgpu_pool_destroy(struct vgpu_pool *p)
 
 	if (!p)
 		return;
+	/* Memory is unbound below: nothing may still run on it. */
 	while (p->pend_head) {
-		wait_oldest(p);
+		if (wait_oldest(p))
+			p->pend_head->fence->signalled = true;	/* nothing better */
 		reap(p);
 	}
 	for (i = 0; i < p->hash_size; i++)
