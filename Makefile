@@ -38,7 +38,7 @@ GUEST_HDRS := $(wildcard tests/kselftest/vgpu/*.h) include/uapi/drm/vgpu_drm.h \
 	drivers/gpu/drm/vgpu/vgpu_hw.h drivers/gpu/drm/vgpu/vgpu_stats_list.h
 
 .PHONY: all help setup deps qemu kernel module guest tools check check-qtest \
-	check-guest demo shell bench clean distclean
+	check-guest demo shell bench clean distclean host-units
 
 all: qemu module guest
 
@@ -66,6 +66,7 @@ help:
 	@echo "  make debug-kernel build the debug kernel (KASAN, lockdep, kmemleak, KUnit)"
 	@echo "                   and vgpu.ko in its tree (cached)"
 	@echo "  make check-qtest host-side device tests only"
+	@echo "  make host-units  build the host unit tests (build/host/*_unit)"
 	@echo "  make fuzz-device run the device fuzzer (FUZZ_SECONDS=60, FUZZ_SEED=S)"
 	@echo "  make check-guest guest-side tests only"
 	@echo "  make clean       remove build/ (the cache stays)"
@@ -130,7 +131,34 @@ $(GUEST)/bin/vgpu-bench: $(wildcard tools/vgpu-bench/*.c tools/vgpu-bench/*.h) $
 	@echo "  CC [guest] $@"
 	@$(CC) $(GUEST_CFLAGS) -Itools/vgpu-bench -o $@ $(filter %.c,$^) $(GUEST_LIBS) $(GUEST_LDLIBS)
 
-guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS)
+# Examples of libvgpu's managed memory: tools/examples/NAME.c, one
+# program each (vgpu-example-NAME), run in the guest tier by
+# tests/guest/examples.sh.
+EXAMPLE_SRCS := $(wildcard tools/examples/*.c)
+GUEST_EXAMPLES := $(patsubst tools/examples/%.c,$(GUEST)/bin/vgpu-example-%,$(EXAMPLE_SRCS))
+
+$(GUEST)/bin/vgpu-example-%: tools/examples/%.c $(wildcard tools/examples/*.h) $(GUEST_HDRS) $(GUEST_LIBS)
+	@mkdir -p $(dir $@)
+	@echo "  CC [guest] $@"
+	@$(CC) $(GUEST_CFLAGS) -o $@ $< $(GUEST_LIBS) $(GUEST_LDLIBS)
+
+guest: $(GUEST_TESTS) $(GUEST_SCRIPTS) $(GUEST_TOOLS) $(GUEST_EXAMPLES)
+
+# Host unit tests: tests/host/*_unit.c, each linked with the libvgpu
+# sources of the logic it tests (its prerequisites below; that logic
+# needs no device), with ASan and UBSan; tests/check.sh host runs them.
+HOST_UNIT_SRCS := $(wildcard tests/host/*_unit.c)
+HOST_UNITS := $(patsubst tests/host/%.c,$(B)/host/%,$(HOST_UNIT_SRCS))
+HOST_UNIT_CFLAGS := $(filter-out -static,$(GUEST_CFLAGS)) -fsanitize=address,undefined
+
+$(B)/host/pool_unit: tools/libvgpu/pool.c
+
+$(B)/host/%_unit: tests/host/%_unit.c $(LIBVGPU_HDRS) $(KSFT_DIR)/kselftest_harness.h
+	@mkdir -p $(dir $@)
+	@echo "  CC [host] $@"
+	@$(CC) $(HOST_UNIT_CFLAGS) -o $@ $< $(filter %.c,$(filter-out $<,$^))
+
+host-units: $(HOST_UNITS)
 
 tools: guest $(LIBVGPU)
 

@@ -39,8 +39,9 @@ USER_TOOLS := vgpu-smi vgpu-bench vgpu-fuzz
 DKMS ?= dkms
 KVER ?= $(shell uname -r)
 
-# The headers libvgpu.h includes: the uapi and the hardware contract.
-LIBVGPU_PUBLIC_HDRS := $(LIBVGPU_HDRS) include/uapi/drm/vgpu_drm.h drivers/gpu/drm/vgpu/vgpu_hw.h
+# libvgpu.h and the headers it includes: the uapi and the hardware contract
+# (tools/libvgpu/managed.h is internal).
+LIBVGPU_PUBLIC_HDRS := tools/libvgpu/libvgpu.h include/uapi/drm/vgpu_drm.h drivers/gpu/drm/vgpu/vgpu_hw.h
 # What vgpu.ko is built from, laid out as in the kernel.
 DKMS_FILES := Kbuild include/uapi/drm/vgpu_drm.h drivers/gpu/drm/vgpu/Makefile \
 	drivers/gpu/drm/vgpu/Kconfig $(wildcard drivers/gpu/drm/vgpu/*.[ch])

@@ -3,14 +3,16 @@
 #
 # check.sh - run the vgpu test tiers and print one summary line.
 #
-#   tests/check.sh [host] [qtest] [guest] [clients]   (default: all but
-#                                                     clients, part of guest)
+#   tests/check.sh [host] [host-units] [qtest] [guest] [clients]
+#                  (default: host qtest guest; host-units is part of host,
+#                   clients part of guest)
 #
 # Tier 0, host: `make install` into a DESTDIR, a libvgpu program built
 #   with pkg-config against it, the installed QEMU starting with the
 #   device, and a DKMS build of the installed module source against the
 #   guest kernel's headers (tests/host/install.sh); the counter registry
-#   against the documentation (tests/host/docs-counters.sh).
+#   against the documentation (tests/host/docs-counters.sh); the host unit
+#   tests of libvgpu's device-free logic (tests/host/*_unit.c).
 # Tier 1, qtest: the device's qtests (QEMU libqtest, TAP) and a short
 #   fixed-seed run of the device fuzzer (one TAP line per seed).
 # Tier 2, guest: the kselftest suites and guest scripts, run by
@@ -112,7 +114,34 @@ run_host() {
 	grep -q '^not ok' "$OUT/host.tap" && tail -n 40 "$OUT/host.log"
 	"$TOP/tests/host/docs-counters.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/docs.tap"
 	grep -q '^not ok' "$OUT/docs.tap" && cat "$OUT/docs-counters.log"
+	run_host_units
 	return 0
+}
+
+# Host unit tests (tests/host/*_unit.c, `make host-units`): libvgpu logic
+# that needs no device, each a kselftest-harness program printing TAP.  A
+# program that fails to build, or exits non-zero without a "not ok" line,
+# counts as one failure.
+run_host_units() {
+	local u name st
+	echo "== host: unit tests"
+	if ! make -s -C "$TOP" host-units > "$OUT/host-units.log" 2>&1; then
+		echo "not ok - host unit tests: build failed" | tee "$OUT/host-units.tap"
+		tail -n 20 "$OUT/host-units.log"
+		return 0
+	fi
+	: > "$OUT/host-units.tap"
+	for u in "$TOP"/build/host/*_unit; do
+		name=$(basename "$u")
+		"$u" > "$OUT/$name.log" 2>&1
+		st=$?
+		grep -E '^(not )?ok ' "$OUT/$name.log" | tee -a "$OUT/host-units.tap"
+		if [ $st -ne 0 ]; then
+			grep -q '^not ok' "$OUT/$name.log" ||
+				echo "not ok - $name exited with status $st" | tee -a "$OUT/host-units.tap"
+			grep '^#' "$OUT/$name.log" | tail -n 20
+		fi
+	done
 }
 
 # The TAP lines of guest run $1 ($OUT/$1.log), tagged [$2]; a run that
@@ -201,6 +230,7 @@ run_admit() {
 for t in "${tiers[@]}"; do
 	case $t in
 	host) run_host ;;
+	host-units) run_host_units ;;
 	qtest) run_qtest ;;
 	guest) run_guest ;;
 	clients) run_clients ;;

@@ -60,17 +60,27 @@ int vgpu_bo_close(struct vgpu_dev *dev, uint32_t handle)
 	return vgpu_ioctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &gc);
 }
 
-int vgpu_bo_map(struct vgpu_dev *dev, uint32_t handle, uint64_t size, void **ptr)
+int vgpu_bo_mmap_offset(struct vgpu_dev *dev, uint32_t handle, uint64_t *offset)
 {
 	struct drm_vgpu_bo_mmap_offset mo = { .handle = handle };
+	int ret = vgpu_ioctl(dev->fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
+
+	if (!ret)
+		*offset = mo.offset;
+	return ret;
+}
+
+int vgpu_bo_map(struct vgpu_dev *dev, uint32_t handle, uint64_t size, void **ptr)
+{
+	uint64_t offset;
 	void *p;
 	int ret;
 
-	ret = vgpu_ioctl(dev->fd, DRM_IOCTL_VGPU_BO_MMAP_OFFSET, &mo);
+	ret = vgpu_bo_mmap_offset(dev, handle, &offset);
 	if (ret)
 		return ret;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
-		 mo.offset);
+		 offset);
 	if (p == MAP_FAILED)
 		return -errno;
 	*ptr = p;

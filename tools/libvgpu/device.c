@@ -13,6 +13,7 @@
 #include <xf86drm.h>
 
 #include "libvgpu.h"
+#include "managed.h"
 
 static int vgpu_ioctl(int fd, unsigned long req, void *arg)
 {
@@ -77,6 +78,8 @@ int vgpu_open(struct vgpu_dev *dev)
 	drmDevicePtr devs[64];
 	int n, i, ret = -ENODEV;
 
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
 	n = drmGetDevices2(0, devs, 64);
 	if (n == -ENOENT)	/* no /dev/dri at all: no device either */
 		return -ENODEV;
@@ -102,6 +105,7 @@ int vgpu_open(struct vgpu_dev *dev)
 
 void vgpu_close(struct vgpu_dev *dev)
 {
+	vgpu_managed_fini(dev);
 	if (dev->fd >= 0)
 		close(dev->fd);
 	dev->fd = -1;

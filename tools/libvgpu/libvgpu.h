@@ -55,6 +55,8 @@ extern "C" {
 #define VGPU_MAP_X		DRM_VGPU_VM_BIND_EXEC
 #define VGPU_MAP_RW		(VGPU_MAP_R | VGPU_MAP_W)
 
+struct vgpu_managed;
+
 /**
  * struct vgpu_dev - an open vgpu render node and its parameters
  * @fd: the render node's file descriptor; owns a default GPU VM (id 0)
@@ -68,6 +70,8 @@ extern "C" {
  * @caps: the device's capability register (``VGPU_CAPS_*``).
  * @exec_queues: exec queues EXEC accepts.
  * @num_contexts: hardware contexts.
+ * @managed: managed-memory state (vgpu_malloc_managed()), private; NULL
+ *	until the first allocation.
  */
 struct vgpu_dev {
 	int fd;
@@ -80,6 +84,7 @@ struct vgpu_dev {
 	uint32_t caps;
 	uint32_t exec_queues;
 	uint32_t num_contexts;
+	struct vgpu_managed *managed;
 };
 
 /**
@@ -159,6 +164,9 @@ int vgpu_bo_close(struct vgpu_dev *dev, uint32_t handle);
  * Return: 0 or a negative errno.
  */
 int vgpu_bo_map(struct vgpu_dev *dev, uint32_t handle, uint64_t size, void **ptr);
+
+/** vgpu_bo_mmap_offset() - BO_MMAP_OFFSET: the offset mmap() takes for @handle. */
+int vgpu_bo_mmap_offset(struct vgpu_dev *dev, uint32_t handle, uint64_t *offset);
 
 /** vgpu_bo_unmap() - undo vgpu_bo_map(). */
 int vgpu_bo_unmap(void *ptr, uint64_t size);
@@ -470,6 +478,412 @@ int vgpu_advise(struct vgpu_dev *dev, uint64_t va, uint64_t range,
 		uint32_t advice, uint64_t value);
 /** vgpu_query_paging() - paging policies and counters (QUERY_PAGING). */
 int vgpu_query_paging(struct vgpu_dev *dev, struct drm_vgpu_query_paging *pg);
+
+/* ------------------------------------------------------- managed memory */
+
+/**
+ * DOC: managed memory
+ *
+ * vgpu_malloc_managed() returns one pointer that is valid on the CPU and
+ * on the GPU at the same address: the CPU dereferences it, and a command
+ * stream of the device's default VM (id 0) uses the same value as a GPU
+ * VA.  The memory migrates on its own: the GPU's first touch of a chunk
+ * faults it into VRAM, a CPU touch brings it back, and VRAM is a cache of
+ * it, so managed allocations may together be many times larger than VRAM.
+ *
+ * Behind the functions is one backend, chosen when the first allocation
+ * is made: today pageable BOs (``DRM_VGPU_BO_PAGEABLE``), each mmap()ed
+ * at an address reserved for it and bound with VM_BIND at the GPU VA
+ * equal to that address.  A kernel that mirrors process memory on the GPU
+ * (SVM, announced by GET_PARAM) will slot in behind the same functions.
+ *
+ * The allocations are kept in @dev: vgpu_close() frees those left.  Like
+ * the rest of libvgpu the functions are not thread-safe: callers
+ * serialise the calls on one &struct vgpu_dev.  GPU VAs at or above
+ * 2^47 never collide with a managed pointer (x86-64 user addresses lie
+ * below it): bind your own BOs there when mixing both in one VM.
+ *
+ * Example::
+ *
+ *	float *x;
+ *
+ *	vgpu_malloc_managed(&dev, n * sizeof(*x), 0, (void **)&x);
+ *	x[0] = 1.0f;				// CPU
+ *	vgpu_cmd_fill(&cmd, (uintptr_t)x, n * sizeof(*x), 0);	// GPU
+ *	vgpu_run(&dev, 0, &cmd, -1);
+ *	vgpu_free(&dev, x);
+ */
+
+/**
+ * enum vgpu_mem_advice - advice for vgpu_mem_advise(), as cudaMemAdvise's
+ * @VGPU_MEM_ADVISE_SET_READ_MOSTLY: the range is mostly read: the GPU
+ *	reads a VRAM copy while the CPU keeps its own, until a write.
+ * @VGPU_MEM_ADVISE_UNSET_READ_MOSTLY: undo it (the copies collapse).
+ * @VGPU_MEM_ADVISE_SET_PREFERRED_LOCATION: keep the range in @location
+ *	when there is a choice; the memory moves there now.
+ * @VGPU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: drop the preference.
+ * @VGPU_MEM_ADVISE_SET_ACCESSED_BY: @location keeps a mapping of the range
+ *	wherever it lives (for %VGPU_MEM_LOC_GPU: no fault after a move).
+ * @VGPU_MEM_ADVISE_UNSET_ACCESSED_BY: drop it.
+ */
+enum vgpu_mem_advice {
+	VGPU_MEM_ADVISE_SET_READ_MOSTLY = 1,
+	VGPU_MEM_ADVISE_UNSET_READ_MOSTLY = 2,
+	VGPU_MEM_ADVISE_SET_PREFERRED_LOCATION = 3,
+	VGPU_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 4,
+	VGPU_MEM_ADVISE_SET_ACCESSED_BY = 5,
+	VGPU_MEM_ADVISE_UNSET_ACCESSED_BY = 6,
+};
+
+/* Locations for vgpu_mem_prefetch() and vgpu_mem_advise(). */
+/** VGPU_MEM_LOC_GPU - the device (its VRAM), cudaMemPrefetchAsync's device id */
+#define VGPU_MEM_LOC_GPU	DRM_VGPU_PLACE_VRAM
+/** VGPU_MEM_LOC_CPU - system memory, CUDA's ``cudaCpuDeviceId`` */
+#define VGPU_MEM_LOC_CPU	DRM_VGPU_PLACE_SYSTEM
+
+/**
+ * vgpu_malloc_managed() - allocate memory at one address on CPU and GPU
+ * @dev: device; the GPU side is its default VM (id 0)
+ * @size: bytes, not zero; rounded up to the paging chunk (2 MiB)
+ * @flags: must be zero
+ * @ptr: out, the address, aligned to the chunk size
+ *
+ * The memory is zeroed.
+ *
+ * Return: 0; -EINVAL for a zero @size, one that
+ * overflows when rounded, or non-zero @flags; -E2BIG above the device's
+ * largest BO; -ENOMEM when neither memory nor an address usable on both
+ * sides is left; -EEXIST when the VM already has a mapping at the address
+ * the CPU gave (a BO bound below 2^47 by hand); another negative errno
+ * from BO_CREATE, mmap() or VM_BIND.  Nothing is left behind on failure.
+ */
+int vgpu_malloc_managed(struct vgpu_dev *dev, size_t size, unsigned int flags,
+			void **ptr);
+
+/**
+ * vgpu_free() - free what vgpu_malloc_managed() returned
+ * @dev: device
+ * @ptr: the pointer vgpu_malloc_managed() returned, or NULL (nothing done)
+ *
+ * Waits for the jobs still using the memory (like cudaFree, which
+ * synchronises), then unmaps it on both sides.
+ *
+ * Return: 0, or -EINVAL for a pointer that is not the start of a live
+ * managed allocation of @dev (an interior, foreign or freed pointer).
+ */
+int vgpu_free(struct vgpu_dev *dev, void *ptr);
+
+/**
+ * vgpu_mem_prefetch() - move managed memory to @location now
+ * @dev: device
+ * @ptr: start of the range, inside one managed allocation
+ * @size: bytes, not zero; the range is widened to whole 4 KiB pages
+ * @location: %VGPU_MEM_LOC_GPU or %VGPU_MEM_LOC_CPU
+ * @bytes_moved: out, bytes the kernel moved (may be NULL)
+ *
+ * Synchronous: the memory has moved when the call returns.
+ *
+ * Return: 0; -EINVAL for a bad @location, a zero @size, or a range not
+ * inside one managed allocation; the kernel's PREFETCH errors.
+ */
+int vgpu_mem_prefetch(struct vgpu_dev *dev, const void *ptr, size_t size,
+		      uint32_t location, uint64_t *bytes_moved);
+
+/**
+ * vgpu_mem_advise() - give a hint about managed memory
+ * @dev: device
+ * @ptr: start of the range, inside one managed allocation
+ * @size: bytes, not zero; widened to whole 4 KiB pages
+ * @advice: &enum vgpu_mem_advice
+ * @location: for SET_PREFERRED_LOCATION, SET_ACCESSED_BY and
+ *	UNSET_ACCESSED_BY, %VGPU_MEM_LOC_GPU or %VGPU_MEM_LOC_CPU; 0 for the
+ *	others
+ *
+ * Return: 0; -EINVAL for an unknown @advice, a @location not valid for
+ * it, a zero @size or a range not inside one managed allocation; the
+ * kernel's ADVISE errors.
+ */
+int vgpu_mem_advise(struct vgpu_dev *dev, const void *ptr, size_t size,
+		    enum vgpu_mem_advice advice, uint32_t location);
+
+/**
+ * vgpu_managed_backend() - the name of the managed-memory backend in use
+ * @dev: device
+ *
+ * Return: "pageable-bo" (the only one today), or NULL before the first
+ * vgpu_malloc_managed().
+ */
+const char *vgpu_managed_backend(const struct vgpu_dev *dev);
+
+/* ------------------------------------------------------ caching allocator */
+
+/**
+ * DOC: caching allocator
+ *
+ * A &struct vgpu_pool suballocates device memory in userspace, as
+ * PyTorch's caching allocator and TensorFlow's BFC allocator do, so that
+ * an allocation costs no round trip into the kernel once the pool is warm.
+ * It takes *segments* from the kernel (BOs, 2 MiB aligned, bound at GPU
+ * VAs the pool manages) and cuts blocks out of them:
+ *
+ * - small requests (up to %VGPU_POOL_SMALL_MAX) are rounded up to a
+ *   power-of-two size class and served from slabs of
+ *   %VGPU_POOL_SLAB_SIZE, one class per slab;
+ * - larger ones, rounded up to 4 KiB, come from a best-fit arena over the
+ *   segments: the smallest free run that fits is split, and a freed block
+ *   coalesces with its free neighbours.
+ *
+ * A block is freed with the fence of the GPU work that used it last (a
+ * syncobj, whose fence is taken at the free): it is handed out again only
+ * once that fence has signalled, so no job ever sees its memory reused
+ * under it.  vgpu_pool_trim() gives every wholly free segment back to the
+ * kernel; the pool does so by itself, and retries, when creating a
+ * segment fails with -ENOSPC or -ENOMEM, and then waits for pending
+ * fences before giving up.  vgpu_pool_stats() reports reserved,
+ * allocated, peak and fragmentation.
+ *
+ * The pool logic is separate from the device: vgpu_pool_create_ops()
+ * runs it over any &struct vgpu_pool_ops (the host unit tests use fakes),
+ * vgpu_pool_create() over vgpu BOs.  A pool is not thread-safe.
+ *
+ * Example::
+ *
+ *	struct vgpu_pool *pool;
+ *	uint64_t a;
+ *
+ *	vgpu_pool_create(&dev, NULL, &pool);
+ *	vgpu_pool_alloc(pool, 1 << 20, 0, &a);
+ *	vgpu_cmd_fill(&cmd, a, 1 << 20, 0);
+ *	vgpu_submit(&dev, 0, &cmd, NULL, 0, sync);
+ *	vgpu_pool_free(pool, a, sync);	// reused once the job is done
+ *	vgpu_pool_destroy(pool);
+ */
+
+/** VGPU_POOL_SMALL_MAX - largest request served from a size class */
+#define VGPU_POOL_SMALL_MAX	(64u << 10)
+/** VGPU_POOL_MIN_BLOCK - smallest size class, and the default alignment */
+#define VGPU_POOL_MIN_BLOCK	256u
+/** VGPU_POOL_SLAB_SIZE - the run of the arena one size class's slab takes */
+#define VGPU_POOL_SLAB_SIZE	(256u << 10)
+/** VGPU_POOL_MAX_ALIGN - largest alignment vgpu_pool_alloc() accepts */
+#define VGPU_POOL_MAX_ALIGN	(2u << 20)
+
+struct vgpu_pool;
+struct vgpu_pool_fence;
+
+/**
+ * struct vgpu_pool_config - how a pool takes memory; zero fields: defaults
+ * @segment_size: bytes of a segment (a multiple of 2 MiB; default 32 MiB);
+ *	larger requests get a segment of their own, rounded up to 2 MiB.
+ * @va_start: first GPU VA of the pool's segments (default 2^47: above
+ *	every CPU address, so never on a managed pointer).
+ * @va_size: bytes of GPU VA the pool may use (default 2^46).
+ * @placements: ``VGPU_PLACE_*`` of the segments' BOs (default VRAM).
+ * @max_reserved: the pool holds at most this many bytes of segments
+ *	(0: no limit); above it, it trims and then fails with -ENOMEM.
+ * @pad: must be zero.
+ */
+struct vgpu_pool_config {
+	uint64_t segment_size;
+	uint64_t va_start;
+	uint64_t va_size;
+	uint32_t placements;
+	uint32_t pad;
+	uint64_t max_reserved;
+};
+
+/**
+ * struct vgpu_pool_stats - what vgpu_pool_stats() reports
+ * @reserved: bytes of segments held from the kernel.
+ * @allocated: bytes of live blocks (their rounded sizes).
+ * @requested: bytes the callers asked for in the live blocks.
+ * @pending: bytes of freed blocks whose fence has not signalled yet.
+ * @cached: bytes free for reuse: @reserved - @allocated - @pending.
+ * @peak_reserved: highest @reserved so far.
+ * @peak_allocated: highest @allocated so far.
+ * @largest_free: largest free run of the arena.
+ * @fragmentation: 1 - @largest_free / free bytes of the arena (0 when
+ *	nothing is free): 0 means one run would serve any request that fits.
+ * @segments: segments held.
+ * @allocs: successful allocations.
+ * @frees: successful frees.
+ * @segment_allocs: segments taken from the kernel.
+ * @segment_frees: segments given back.
+ * @fence_waits: blocking waits for a pending fence (pool full).
+ * @pressure_trims: trims made because a segment could not be created.
+ */
+struct vgpu_pool_stats {
+	uint64_t reserved;
+	uint64_t allocated;
+	uint64_t requested;
+	uint64_t pending;
+	uint64_t cached;
+	uint64_t peak_reserved;
+	uint64_t peak_allocated;
+	uint64_t largest_free;
+	double fragmentation;
+	uint64_t segments;
+	uint64_t allocs;
+	uint64_t frees;
+	uint64_t segment_allocs;
+	uint64_t segment_frees;
+	uint64_t fence_waits;
+	uint64_t pressure_trims;
+};
+
+/**
+ * struct vgpu_pool_ops - the memory and fences under a pool
+ * @seg_alloc: back [@va, @va + @size) with memory usable at that GPU VA;
+ *	*@cookie is passed back to the other calls.  0 or a negative errno
+ *	(-ENOSPC, -ENOMEM make the pool trim and retry).
+ * @seg_free: give a segment back; the pool calls it only when no pending
+ *	fence covers any of its blocks.
+ * @seg_map: map a segment for the CPU into *@cpu (optional; NULL: none).
+ * @fence_get: take a reference to the fence in syncobj @syncobj now, into
+ *	*@fence.  0 or a negative errno.
+ * @fence_put: drop it.
+ * @fence_wait: 0 once @fence signalled (or ended with an error), -ETIME
+ *	while it has not within @timeout_ns (0: just look; <0: forever), or
+ *	another negative errno.
+ * @release: called last by vgpu_pool_destroy() (optional).
+ * @priv: passed to every call.
+ */
+struct vgpu_pool_ops {
+	int (*seg_alloc)(void *priv, uint64_t va, uint64_t size, void **cookie);
+	void (*seg_free)(void *priv, uint64_t va, uint64_t size, void *cookie);
+	int (*seg_map)(void *priv, void *cookie, uint64_t size, void **cpu);
+	int (*fence_get)(void *priv, uint32_t syncobj, void **fence);
+	void (*fence_put)(void *priv, void *fence);
+	int (*fence_wait)(void *priv, void *fence, int64_t timeout_ns);
+	void (*release)(void *priv);
+	void *priv;
+};
+
+/**
+ * vgpu_pool_create() - a caching allocator over vgpu BOs
+ * @dev: device; segments are BOs of it, bound in its default VM
+ * @cfg: configuration, or NULL for the defaults
+ * @pool: out
+ *
+ * Return: 0, -EINVAL for a bad @cfg (a segment size not a multiple of
+ * 2 MiB, a VA range not 2 MiB aligned or outside the device's, unknown
+ * placements), or -ENOMEM.
+ */
+int vgpu_pool_create(struct vgpu_dev *dev, const struct vgpu_pool_config *cfg,
+		     struct vgpu_pool **pool);
+
+/** vgpu_pool_create_ops() - a pool over @ops (see vgpu_pool_create()). */
+int vgpu_pool_create_ops(const struct vgpu_pool_ops *ops,
+			 const struct vgpu_pool_config *cfg,
+			 struct vgpu_pool **pool);
+
+/**
+ * vgpu_pool_destroy() - wait for every pending fence, free every segment
+ * @pool: pool, or NULL (nothing done)
+ *
+ * Blocks still allocated are freed too.
+ */
+void vgpu_pool_destroy(struct vgpu_pool *pool);
+
+/**
+ * vgpu_pool_alloc() - allocate a block of device memory
+ * @pool: pool
+ * @size: bytes, not zero
+ * @align: power of two up to %VGPU_POOL_MAX_ALIGN, or 0 for
+ *	%VGPU_POOL_MIN_BLOCK
+ * @va: out, the block's GPU VA
+ *
+ * Return: 0; -EINVAL for a zero @size or a bad @align; -E2BIG for a
+ * @size larger than the pool's VA range; -ENOMEM (or the segment
+ * allocator's error) when no memory is left even after trimming and
+ * waiting for pending fences; the wait's error if that wait fails.
+ *
+ * When nothing else helps, this waits for the oldest pending fence: a
+ * caller must not allocate while a job it alone can release (a WAIT on
+ * a value it writes later) holds the memory the pool would need.
+ */
+int vgpu_pool_alloc(struct vgpu_pool *pool, uint64_t size, uint64_t align,
+		    uint64_t *va);
+
+/**
+ * vgpu_pool_free() - free a block after the work in a syncobj
+ * @pool: pool
+ * @va: what vgpu_pool_alloc() returned
+ * @syncobj: syncobj holding the fence of the block's last GPU use, taken
+ *	now (later changes to the syncobj do not matter); 0 when no GPU work
+ *	is pending on the block
+ *
+ * Return: 0; -EINVAL for a @va that is not a live block of @pool (a
+ * foreign pointer, an interior address or a double free); the fence's
+ * error (-ENOENT for an unknown syncobj) with the block still allocated.
+ */
+int vgpu_pool_free(struct vgpu_pool *pool, uint64_t va, uint32_t syncobj);
+
+/**
+ * vgpu_pool_fence() - take the fence of a syncobj once, for many frees
+ * @pool: pool
+ * @syncobj: syncobj with a fence
+ * @fence: out; drop with vgpu_pool_fence_put()
+ *
+ * A step that frees many blocks after one job takes its fence once and
+ * frees them with vgpu_pool_free_fenced(): one ioctl for them all.
+ *
+ * Return: 0 or a negative errno (-EINVAL for syncobj 0).
+ */
+int vgpu_pool_fence(struct vgpu_pool *pool, uint32_t syncobj,
+		    struct vgpu_pool_fence **fence);
+/** vgpu_pool_fence_put() - drop a reference vgpu_pool_fence() gave. */
+void vgpu_pool_fence_put(struct vgpu_pool *pool, struct vgpu_pool_fence *fence);
+/**
+ * vgpu_pool_free_fenced() - vgpu_pool_free() with a fence already taken
+ * @pool: pool
+ * @va: what vgpu_pool_alloc() returned
+ * @fence: from vgpu_pool_fence(), or NULL (no pending work); the block
+ *	takes its own reference
+ *
+ * Return: 0, or -EINVAL for a @va that is not a live block.
+ */
+int vgpu_pool_free_fenced(struct vgpu_pool *pool, uint64_t va,
+			  struct vgpu_pool_fence *fence);
+
+/**
+ * vgpu_pool_trim() - give every wholly free segment back to the kernel
+ * @pool: pool
+ * @released: out, bytes given back (may be NULL)
+ *
+ * Blocks whose fence has signalled are reclaimed first; empty slabs go
+ * back to the arena.
+ *
+ * Return: 0.
+ */
+int vgpu_pool_trim(struct vgpu_pool *pool, uint64_t *released);
+
+/** vgpu_pool_get_stats() - fill @st (see &struct vgpu_pool_stats). */
+void vgpu_pool_get_stats(struct vgpu_pool *pool, struct vgpu_pool_stats *st);
+
+/**
+ * vgpu_pool_block_size() - the rounded size of a live block
+ * @pool: pool
+ * @va: a block vgpu_pool_alloc() returned
+ * @size: out, its size as rounded (size class or 4 KiB)
+ *
+ * Return: 0, or -EINVAL for a @va that is not a live block.
+ */
+int vgpu_pool_block_size(struct vgpu_pool *pool, uint64_t va, uint64_t *size);
+
+/**
+ * vgpu_pool_cpu() - a CPU pointer to a live block
+ * @pool: pool
+ * @va: a block vgpu_pool_alloc() returned
+ * @cpu: out; valid until the block's segment is given back
+ *
+ * Maps the block's segment on first use.
+ *
+ * Return: 0, -EINVAL for a @va
+ * that is not a live block, -EOPNOTSUPP when the pool's ops cannot map,
+ * or the mapping's error.
+ */
+int vgpu_pool_cpu(struct vgpu_pool *pool, uint64_t va, void **cpu);
 
 #ifdef __cplusplus
 }

@@ -65,5 +65,6 @@ extern const struct bench_suite bench_suite_oversub;
 extern const struct bench_suite bench_suite_batching;
 extern const struct bench_suite bench_suite_migrate;
 extern const struct bench_suite bench_suite_mixed;
+extern const struct bench_suite bench_suite_alloc;
 
 #endif /* VGPU_BENCH_H */

@@ -29,6 +29,7 @@ static const struct bench_suite *const suites[] = {
 	&bench_suite_batching,
 	&bench_suite_migrate,
 	&bench_suite_mixed,
+	&bench_suite_alloc,
 };
 
 #define NR_SUITES (sizeof(suites) / sizeof(suites[0]))

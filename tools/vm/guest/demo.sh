@@ -6,12 +6,25 @@
 # timeline syncobjs and sync_files; a workload
 # oversubscribes VRAM twice over under each eviction policy the
 # driver offers; vgpu-smi watches it; a summary compares the runs; the
-# oversubscription sweep goes to /out/oversub.csv for the host to plot.
+# oversubscription sweep goes to /out/oversub.csv for the host to plot;
+# managed memory larger than VRAM and the caching allocator close it.
 #
 # The workload is vgpu-bench's oversub suite (tools/vgpu-bench/).
 
 say() { printf '%s\n' "$*"; }
 indent() { sed 's/^/   /'; }
+# run_or_die OUT WHAT CMD...: run CMD into OUT; if it fails, show OUT and stop.
+run_or_die() {
+	out=$1 what=$2
+	shift 2
+	"$@" > "$out" 2>&1 || {
+		say "demo: $what failed:" >&2
+		tail -n 20 "$out" >&2
+		exit 1
+	}
+}
+# bench_quick SUITE WHAT: vgpu-bench --quick SUITE, its CSV in /out.
+bench_quick() { run_or_die "/tmp/$1.txt" "$2" vgpu-bench --quick --csv /out "$1"; }
 
 # ---- 1. device and driver ---------------------------------------------------
 node=
@@ -120,11 +133,7 @@ say "   the sweep ($(($(wc -l < $csv) - 1)) runs) is in oversub.csv"
 # ---- 5b. one VRAM pool --------------------------------------------------------
 say
 say "== 5b. One VRAM pool: ordinary BOs and pageable memory compete under one eviction order"
-vgpu-bench --quick --csv /out mixed > /tmp/mixed.txt 2>&1 || {
-	say "demo: the mixed workload failed:" >&2
-	tail -n 20 /tmp/mixed.txt >&2
-	exit 1
-}
+bench_quick mixed "the mixed workload"
 awk -F, '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	{ printf "   %-5s %4d%% of VRAM: %3d BOs and %3d chunks evicted by the pool, %4d MiB moved, VRAM hit ratio %.2f\n",
@@ -132,3 +141,15 @@ awk -F, '
 		$col["bytes_moved"] / 1048576, $col["vram_hit_ratio"] }' /out/mixed.csv
 say "   pool counters: $(ctr pool_evictions_bo) BO and $(ctr pool_evictions_chunk) chunk evictions," \
     "$(ctr pool_make_room) victim searches, $(ctr pool_no_victim) without a victim"
+
+# ---- 5c. what applications use: managed memory, a caching allocator ---------
+say
+say "== 5c. For applications: one pointer on CPU and GPU, and a caching allocator"
+run_or_die /tmp/vecadd.txt "the managed-memory example" vgpu-example-vecadd
+indent < /tmp/vecadd.txt
+bench_quick alloc "the allocator benchmark"
+awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{ printf "   %-6s %6.0f allocations/s (%5.1fx raw, %6.1fx once warm), peak %5.1f MiB reserved for %5.1f MiB allocated\n",
+		$col["allocator"], $col["allocs_per_s"], $col["speedup"], $col["warm_speedup"],
+		$col["peak_reserved_mib"], $col["peak_allocated_mib"] }' /out/alloc.csv
