@@ -151,7 +151,7 @@ HOST_UNIT_SRCS := $(wildcard tests/host/*_unit.c)
 HOST_UNITS := $(patsubst tests/host/%.c,$(B)/host/%,$(HOST_UNIT_SRCS))
 HOST_UNIT_CFLAGS := $(filter-out -static,$(GUEST_CFLAGS)) -fsanitize=address,undefined
 
-$(B)/host/pool_unit: tools/libvgpu/pool.c
+$(B)/host/mempool_unit: tools/libvgpu/mempool.c
 
 $(B)/host/%_unit: tests/host/%_unit.c $(LIBVGPU_HDRS) $(KSFT_DIR)/kselftest_harness.h
 	@mkdir -p $(dir $@)

@@ -620,15 +620,15 @@ const char *vgpu_managed_backend(const struct vgpu_dev *dev);
 /**
  * DOC: caching allocator
  *
- * A &struct vgpu_pool suballocates device memory in userspace, as
+ * A &struct vgpu_mempool suballocates device memory in userspace, as
  * PyTorch's caching allocator and TensorFlow's BFC allocator do, so that
  * an allocation costs no round trip into the kernel once the pool is warm.
  * It takes *segments* from the kernel (BOs, 2 MiB aligned, bound at GPU
  * VAs the pool manages) and cuts blocks out of them:
  *
- * - small requests (up to %VGPU_POOL_SMALL_MAX) are rounded up to a
+ * - small requests (up to %VGPU_MEMPOOL_SMALL_MAX) are rounded up to a
  *   power-of-two size class and served from slabs of
- *   %VGPU_POOL_SLAB_SIZE, one class per slab;
+ *   %VGPU_MEMPOOL_SLAB_SIZE, one class per slab;
  * - larger ones, rounded up to 4 KiB, come from a best-fit arena over the
  *   segments: the smallest free run that fits is split, and a freed block
  *   coalesces with its free neighbours.
@@ -636,43 +636,43 @@ const char *vgpu_managed_backend(const struct vgpu_dev *dev);
  * A block is freed with the fence of the GPU work that used it last (a
  * syncobj, whose fence is taken at the free): it is handed out again only
  * once that fence has signalled, so no job ever sees its memory reused
- * under it.  vgpu_pool_trim() gives every wholly free segment back to the
+ * under it.  vgpu_mempool_trim() gives every wholly free segment back to the
  * kernel; the pool does so by itself, and retries, when creating a
  * segment fails with -ENOSPC or -ENOMEM, and then waits for pending
- * fences before giving up.  vgpu_pool_stats() reports reserved,
+ * fences before giving up.  vgpu_mempool_stats() reports reserved,
  * allocated, peak and fragmentation.
  *
- * The pool logic is separate from the device: vgpu_pool_create_ops()
- * runs it over any &struct vgpu_pool_ops (the host unit tests use fakes),
- * vgpu_pool_create() over vgpu BOs.  A pool is not thread-safe.
+ * The pool logic is separate from the device: vgpu_mempool_create_ops()
+ * runs it over any &struct vgpu_mempool_ops (the host unit tests use fakes),
+ * vgpu_mempool_create() over vgpu BOs.  A pool is not thread-safe.
  *
  * Example::
  *
- *	struct vgpu_pool *pool;
+ *	struct vgpu_mempool *pool;
  *	uint64_t a;
  *
- *	vgpu_pool_create(&dev, NULL, &pool);
- *	vgpu_pool_alloc(pool, 1 << 20, 0, &a);
+ *	vgpu_mempool_create(&dev, NULL, &pool);
+ *	vgpu_mempool_alloc(pool, 1 << 20, 0, &a);
  *	vgpu_cmd_fill(&cmd, a, 1 << 20, 0);
  *	vgpu_submit(&dev, 0, &cmd, NULL, 0, sync);
- *	vgpu_pool_free(pool, a, sync);	// reused once the job is done
- *	vgpu_pool_destroy(pool);
+ *	vgpu_mempool_free(pool, a, sync);	// reused once the job is done
+ *	vgpu_mempool_destroy(pool);
  */
 
-/** VGPU_POOL_SMALL_MAX - largest request served from a size class */
-#define VGPU_POOL_SMALL_MAX	(64u << 10)
-/** VGPU_POOL_MIN_BLOCK - smallest size class, and the default alignment */
-#define VGPU_POOL_MIN_BLOCK	256u
-/** VGPU_POOL_SLAB_SIZE - the run of the arena one size class's slab takes */
-#define VGPU_POOL_SLAB_SIZE	(256u << 10)
-/** VGPU_POOL_MAX_ALIGN - largest alignment vgpu_pool_alloc() accepts */
-#define VGPU_POOL_MAX_ALIGN	(2u << 20)
+/** VGPU_MEMPOOL_SMALL_MAX - largest request served from a size class */
+#define VGPU_MEMPOOL_SMALL_MAX	(64u << 10)
+/** VGPU_MEMPOOL_MIN_BLOCK - smallest size class, and the default alignment */
+#define VGPU_MEMPOOL_MIN_BLOCK	256u
+/** VGPU_MEMPOOL_SLAB_SIZE - the run of the arena one size class's slab takes */
+#define VGPU_MEMPOOL_SLAB_SIZE	(256u << 10)
+/** VGPU_MEMPOOL_MAX_ALIGN - largest alignment vgpu_mempool_alloc() accepts */
+#define VGPU_MEMPOOL_MAX_ALIGN	(2u << 20)
 
-struct vgpu_pool;
-struct vgpu_pool_fence;
+struct vgpu_mempool;
+struct vgpu_mempool_fence;
 
 /**
- * struct vgpu_pool_config - how a pool takes memory; zero fields: defaults
+ * struct vgpu_mempool_config - how a pool takes memory; zero fields: defaults
  * @segment_size: bytes of a segment (a multiple of 2 MiB; default 32 MiB);
  *	larger requests get a segment of their own, rounded up to 2 MiB.
  * @va_start: first GPU VA of the pool's segments (default 2^47: above
@@ -683,7 +683,7 @@ struct vgpu_pool_fence;
  *	(0: no limit); above it, it trims and then fails with -ENOMEM.
  * @pad: must be zero.
  */
-struct vgpu_pool_config {
+struct vgpu_mempool_config {
 	uint64_t segment_size;
 	uint64_t va_start;
 	uint64_t va_size;
@@ -693,7 +693,7 @@ struct vgpu_pool_config {
 };
 
 /**
- * struct vgpu_pool_stats - what vgpu_pool_stats() reports
+ * struct vgpu_mempool_stats - what vgpu_mempool_stats() reports
  * @reserved: bytes of segments held from the kernel.
  * @allocated: bytes of live blocks (their rounded sizes).
  * @requested: bytes the callers asked for in the live blocks.
@@ -712,7 +712,7 @@ struct vgpu_pool_config {
  * @fence_waits: blocking waits for a pending fence (pool full).
  * @pressure_trims: trims made because a segment could not be created.
  */
-struct vgpu_pool_stats {
+struct vgpu_mempool_stats {
 	uint64_t reserved;
 	uint64_t allocated;
 	uint64_t requested;
@@ -732,7 +732,7 @@ struct vgpu_pool_stats {
 };
 
 /**
- * struct vgpu_pool_ops - the memory and fences under a pool
+ * struct vgpu_mempool_ops - the memory and fences under a pool
  * @seg_alloc: back [@va, @va + @size) with memory usable at that GPU VA;
  *	*@cookie is passed back to the other calls.  0 or a negative errno
  *	(-ENOSPC, -ENOMEM make the pool trim and retry).
@@ -745,10 +745,10 @@ struct vgpu_pool_stats {
  * @fence_wait: 0 once @fence signalled (or ended with an error), -ETIME
  *	while it has not within @timeout_ns (0: just look; <0: forever), or
  *	another negative errno.
- * @release: called last by vgpu_pool_destroy() (optional).
+ * @release: called last by vgpu_mempool_destroy() (optional).
  * @priv: passed to every call.
  */
-struct vgpu_pool_ops {
+struct vgpu_mempool_ops {
 	int (*seg_alloc)(void *priv, uint64_t va, uint64_t size, void **cookie);
 	void (*seg_free)(void *priv, uint64_t va, uint64_t size, void *cookie);
 	int (*seg_map)(void *priv, void *cookie, uint64_t size, void **cpu);
@@ -760,7 +760,7 @@ struct vgpu_pool_ops {
 };
 
 /**
- * vgpu_pool_create() - a caching allocator over vgpu BOs
+ * vgpu_mempool_create() - a caching allocator over vgpu BOs
  * @dev: device; segments are BOs of it, bound in its default VM
  * @cfg: configuration, or NULL for the defaults
  * @pool: out
@@ -769,28 +769,28 @@ struct vgpu_pool_ops {
  * 2 MiB, a VA range not 2 MiB aligned or outside the device's, unknown
  * placements), or -ENOMEM.
  */
-int vgpu_pool_create(struct vgpu_dev *dev, const struct vgpu_pool_config *cfg,
-		     struct vgpu_pool **pool);
+int vgpu_mempool_create(struct vgpu_dev *dev, const struct vgpu_mempool_config *cfg,
+		     struct vgpu_mempool **pool);
 
-/** vgpu_pool_create_ops() - a pool over @ops (see vgpu_pool_create()). */
-int vgpu_pool_create_ops(const struct vgpu_pool_ops *ops,
-			 const struct vgpu_pool_config *cfg,
-			 struct vgpu_pool **pool);
+/** vgpu_mempool_create_ops() - a pool over @ops (see vgpu_mempool_create()). */
+int vgpu_mempool_create_ops(const struct vgpu_mempool_ops *ops,
+			 const struct vgpu_mempool_config *cfg,
+			 struct vgpu_mempool **pool);
 
 /**
- * vgpu_pool_destroy() - wait for every pending fence, free every segment
+ * vgpu_mempool_destroy() - wait for every pending fence, free every segment
  * @pool: pool, or NULL (nothing done)
  *
  * Blocks still allocated are freed too.
  */
-void vgpu_pool_destroy(struct vgpu_pool *pool);
+void vgpu_mempool_destroy(struct vgpu_mempool *pool);
 
 /**
- * vgpu_pool_alloc() - allocate a block of device memory
+ * vgpu_mempool_alloc() - allocate a block of device memory
  * @pool: pool
  * @size: bytes, not zero
- * @align: power of two up to %VGPU_POOL_MAX_ALIGN, or 0 for
- *	%VGPU_POOL_MIN_BLOCK
+ * @align: power of two up to %VGPU_MEMPOOL_MAX_ALIGN, or 0 for
+ *	%VGPU_MEMPOOL_MIN_BLOCK
  * @va: out, the block's GPU VA
  *
  * Return: 0; -EINVAL for a zero @size or a bad @align; -E2BIG for a
@@ -802,13 +802,13 @@ void vgpu_pool_destroy(struct vgpu_pool *pool);
  * caller must not allocate while a job it alone can release (a WAIT on
  * a value it writes later) holds the memory the pool would need.
  */
-int vgpu_pool_alloc(struct vgpu_pool *pool, uint64_t size, uint64_t align,
+int vgpu_mempool_alloc(struct vgpu_mempool *pool, uint64_t size, uint64_t align,
 		    uint64_t *va);
 
 /**
- * vgpu_pool_free() - free a block after the work in a syncobj
+ * vgpu_mempool_free() - free a block after the work in a syncobj
  * @pool: pool
- * @va: what vgpu_pool_alloc() returned
+ * @va: what vgpu_mempool_alloc() returned
  * @syncobj: syncobj holding the fence of the block's last GPU use, taken
  *	now (later changes to the syncobj do not matter); 0 when no GPU work
  *	is pending on the block
@@ -817,37 +817,37 @@ int vgpu_pool_alloc(struct vgpu_pool *pool, uint64_t size, uint64_t align,
  * foreign pointer, an interior address or a double free); the fence's
  * error (-ENOENT for an unknown syncobj) with the block still allocated.
  */
-int vgpu_pool_free(struct vgpu_pool *pool, uint64_t va, uint32_t syncobj);
+int vgpu_mempool_free(struct vgpu_mempool *pool, uint64_t va, uint32_t syncobj);
 
 /**
- * vgpu_pool_fence() - take the fence of a syncobj once, for many frees
+ * vgpu_mempool_fence() - take the fence of a syncobj once, for many frees
  * @pool: pool
  * @syncobj: syncobj with a fence
- * @fence: out; drop with vgpu_pool_fence_put()
+ * @fence: out; drop with vgpu_mempool_fence_put()
  *
  * A step that frees many blocks after one job takes its fence once and
- * frees them with vgpu_pool_free_fenced(): one ioctl for them all.
+ * frees them with vgpu_mempool_free_fenced(): one ioctl for them all.
  *
  * Return: 0 or a negative errno (-EINVAL for syncobj 0).
  */
-int vgpu_pool_fence(struct vgpu_pool *pool, uint32_t syncobj,
-		    struct vgpu_pool_fence **fence);
-/** vgpu_pool_fence_put() - drop a reference vgpu_pool_fence() gave. */
-void vgpu_pool_fence_put(struct vgpu_pool *pool, struct vgpu_pool_fence *fence);
+int vgpu_mempool_fence(struct vgpu_mempool *pool, uint32_t syncobj,
+		    struct vgpu_mempool_fence **fence);
+/** vgpu_mempool_fence_put() - drop a reference vgpu_mempool_fence() gave. */
+void vgpu_mempool_fence_put(struct vgpu_mempool *pool, struct vgpu_mempool_fence *fence);
 /**
- * vgpu_pool_free_fenced() - vgpu_pool_free() with a fence already taken
+ * vgpu_mempool_free_fenced() - vgpu_mempool_free() with a fence already taken
  * @pool: pool
- * @va: what vgpu_pool_alloc() returned
- * @fence: from vgpu_pool_fence(), or NULL (no pending work); the block
+ * @va: what vgpu_mempool_alloc() returned
+ * @fence: from vgpu_mempool_fence(), or NULL (no pending work); the block
  *	takes its own reference
  *
  * Return: 0, or -EINVAL for a @va that is not a live block.
  */
-int vgpu_pool_free_fenced(struct vgpu_pool *pool, uint64_t va,
-			  struct vgpu_pool_fence *fence);
+int vgpu_mempool_free_fenced(struct vgpu_mempool *pool, uint64_t va,
+			  struct vgpu_mempool_fence *fence);
 
 /**
- * vgpu_pool_trim() - give every wholly free segment back to the kernel
+ * vgpu_mempool_trim() - give every wholly free segment back to the kernel
  * @pool: pool
  * @released: out, bytes given back (may be NULL)
  *
@@ -856,25 +856,25 @@ int vgpu_pool_free_fenced(struct vgpu_pool *pool, uint64_t va,
  *
  * Return: 0.
  */
-int vgpu_pool_trim(struct vgpu_pool *pool, uint64_t *released);
+int vgpu_mempool_trim(struct vgpu_mempool *pool, uint64_t *released);
 
-/** vgpu_pool_get_stats() - fill @st (see &struct vgpu_pool_stats). */
-void vgpu_pool_get_stats(struct vgpu_pool *pool, struct vgpu_pool_stats *st);
+/** vgpu_mempool_get_stats() - fill @st (see &struct vgpu_mempool_stats). */
+void vgpu_mempool_get_stats(struct vgpu_mempool *pool, struct vgpu_mempool_stats *st);
 
 /**
- * vgpu_pool_block_size() - the rounded size of a live block
+ * vgpu_mempool_block_size() - the rounded size of a live block
  * @pool: pool
- * @va: a block vgpu_pool_alloc() returned
+ * @va: a block vgpu_mempool_alloc() returned
  * @size: out, its size as rounded (size class or 4 KiB)
  *
  * Return: 0, or -EINVAL for a @va that is not a live block.
  */
-int vgpu_pool_block_size(struct vgpu_pool *pool, uint64_t va, uint64_t *size);
+int vgpu_mempool_block_size(struct vgpu_mempool *pool, uint64_t va, uint64_t *size);
 
 /**
- * vgpu_pool_cpu() - a CPU pointer to a live block
+ * vgpu_mempool_cpu() - a CPU pointer to a live block
  * @pool: pool
- * @va: a block vgpu_pool_alloc() returned
+ * @va: a block vgpu_mempool_alloc() returned
  * @cpu: out; valid until the block's segment is given back
  *
  * Maps the block's segment on first use.
@@ -883,7 +883,7 @@ int vgpu_pool_block_size(struct vgpu_pool *pool, uint64_t va, uint64_t *size);
  * that is not a live block, -EOPNOTSUPP when the pool's ops cannot map,
  * or the mapping's error.
  */
-int vgpu_pool_cpu(struct vgpu_pool *pool, uint64_t va, void **cpu);
+int vgpu_mempool_cpu(struct vgpu_mempool *pool, uint64_t va, void **cpu);
 
 #ifdef __cplusplus
 }

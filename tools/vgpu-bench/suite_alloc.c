@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Suite "alloc": libvgpu's caching allocator (vgpu_pool) against raw BO
+ * Suite "alloc": libvgpu's caching allocator (vgpu_mempool) against raw BO
  * create and free, under a training-step-like churn.
  *
  * A "model" of mixed block sizes is drawn once (about half small blocks
@@ -9,7 +9,7 @@
  * block for each size (jittered by up to +25 % from step to step, as
  * shapes change), runs one job that FILLs the first 4 KiB of every
  * block, and frees them all: the pool with the job's fence, taken once
- * (vgpu_pool_fence()), before the job ends; raw BOs (VRAM, created,
+ * (vgpu_mempool_fence()), before the job ends; raw BOs (VRAM, created,
  * bound at a VA, then unbound and closed) once the job ended, since an
  * unbind under a running job makes it fault.  Only the allocation and
  * free calls are timed, not the job or its wait.
@@ -187,46 +187,46 @@ static int run_raw(struct vgpu_dev *dev, struct churn *c, uint32_t sync,
 static int run_pool(struct vgpu_dev *dev, struct churn *c, uint32_t sync,
 		    struct result *res)
 {
-	struct vgpu_pool_stats st;
-	struct vgpu_pool *pool;
+	struct vgpu_mempool_stats st;
+	struct vgpu_mempool *pool;
 	unsigned int step, i;
 	int ret;
 
-	ret = vgpu_pool_create(dev, NULL, &pool);
+	ret = vgpu_mempool_create(dev, NULL, &pool);
 	if (ret)
 		return ret;
 	for (step = 0; step < c->steps && !ret; step++) {
-		struct vgpu_pool_fence *fence;
+		struct vgpu_mempool_fence *fence;
 		double t0, before = res->seconds;
 
 		churn_step(c);
 		t0 = bench_now();
 		for (i = 0; i < c->nblocks && !ret; i++)
-			ret = vgpu_pool_alloc(pool, c->size[i], 0, &c->va[i]);
+			ret = vgpu_mempool_alloc(pool, c->size[i], 0, &c->va[i]);
 		res->seconds += bench_now() - t0;
 		if (ret)
 			break;
 		res->allocs += c->nblocks;
-		ret = churn_job(dev, c, sync) ?: vgpu_pool_fence(pool, sync, &fence);
+		ret = churn_job(dev, c, sync) ?: vgpu_mempool_fence(pool, sync, &fence);
 		if (ret)
 			break;
 		/* Freed while the job may still run: reuse waits for it. */
 		t0 = bench_now();
 		for (i = 0; i < c->nblocks && !ret; i++)
-			ret = vgpu_pool_free_fenced(pool, c->va[i], fence);
+			ret = vgpu_mempool_free_fenced(pool, c->va[i], fence);
 		res->seconds += bench_now() - t0;
 		if (step)
 			res->warm_seconds += res->seconds - before;
-		vgpu_pool_fence_put(pool, fence);
+		vgpu_mempool_fence_put(pool, fence);
 		if (!ret)
 			ret = vgpu_syncobj_wait(dev, sync, -1);
 	}
-	vgpu_pool_get_stats(pool, &st);
+	vgpu_mempool_get_stats(pool, &st);
 	res->peak_reserved = st.peak_reserved;
 	res->peak_allocated = st.peak_allocated;
 	res->segments = st.segment_allocs;
 	res->fence_waits = st.fence_waits;
-	vgpu_pool_destroy(pool);
+	vgpu_mempool_destroy(pool);
 	return ret;
 }
 

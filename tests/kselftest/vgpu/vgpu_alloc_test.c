@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libvgpu's caching allocator (vgpu_pool) on the device: random
+ * libvgpu's caching allocator (vgpu_mempool) on the device: random
  * allocations and frees with the GPU filling every block and copying it
  * out before its free, contents checked, while jobs that still read
  * freed blocks are held back by a WAIT, so a block reused before its
@@ -29,7 +29,7 @@
 FIXTURE(alloc) {
 	struct vgpu_dev dev;
 	struct vgpu_cmd cmd;
-	struct vgpu_pool *pool;
+	struct vgpu_mempool *pool;
 	struct buf check;	/* system memory: the WAIT flag, then copies */
 	uint32_t sync[2];
 };
@@ -45,12 +45,12 @@ FIXTURE_SETUP(alloc)
 				VGPU_PLACE_SYSTEM, CHECK_VA, VGPU_MAP_RW));
 	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &self->sync[0]));
 	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &self->sync[1]));
-	ASSERT_EQ(0, vgpu_pool_create(&self->dev, NULL, &self->pool));
+	ASSERT_EQ(0, vgpu_mempool_create(&self->dev, NULL, &self->pool));
 }
 
 FIXTURE_TEARDOWN(alloc)
 {
-	vgpu_pool_destroy(self->pool);
+	vgpu_mempool_destroy(self->pool);
 	vgpu_cmd_fini(&self->cmd);
 	vgpu_close(&self->dev);
 }
@@ -97,15 +97,15 @@ TEST_F(alloc, random_blocks_filled_by_the_gpu_and_checked)
 	 * which only this thread can release (it would, until the job timed
 	 * out).  8 MiB segments: several, in the smallest VRAM too.
 	 */
-	struct vgpu_pool_config cfg = {
+	struct vgpu_mempool_config cfg = {
 		.segment_size = 8 * MiB, .placements = VGPU_PLACE_ALL,
 	};
 	unsigned int nlive = 0, step, i, frees = 0, reused_pending = 0;
 	uint64_t seed = 0x9e3779b9, k = 0;
-	struct vgpu_pool_stats st;
+	struct vgpu_mempool_stats st;
 
-	vgpu_pool_destroy(self->pool);
-	ASSERT_EQ(0, vgpu_pool_create(&self->dev, &cfg, &self->pool));
+	vgpu_mempool_destroy(self->pool);
+	ASSERT_EQ(0, vgpu_mempool_create(&self->dev, &cfg, &self->pool));
 
 	for (step = 0; step < STEPS; step++) {
 		uint64_t r = rnd(&seed);
@@ -118,9 +118,9 @@ TEST_F(alloc, random_blocks_filled_by_the_gpu_and_checked)
 			struct blk *b = &live[nlive];
 
 			b->size = sizes[(r >> 8) % 11] + ((r >> 16) % 64) * 4;
-			ASSERT_EQ(0, vgpu_pool_alloc(self->pool, b->size,
+			ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, b->size,
 						     (r >> 24) % 4 ? 0 : 4096, &b->va));
-			ASSERT_EQ(0, vgpu_pool_block_size(self->pool, b->va, &b->rounded));
+			ASSERT_EQ(0, vgpu_mempool_block_size(self->pool, b->va, &b->rounded));
 			ASSERT_GE(b->rounded, b->size);
 			for (i = 0; i < nlive; i++)
 				ASSERT_FALSE(overlaps(&live[i], b->va, b->rounded));
@@ -147,17 +147,17 @@ TEST_F(alloc, random_blocks_filled_by_the_gpu_and_checked)
 			ASSERT_EQ(0, vgpu_submit(&self->dev, 0, &self->cmd, NULL, 0,
 						 self->sync[0]));
 			vgpu_cmd_reset(&self->cmd);
-			ASSERT_EQ(0, vgpu_pool_free(self->pool, b.va, self->sync[0]));
+			ASSERT_EQ(0, vgpu_mempool_free(self->pool, b.va, self->sync[0]));
 			/* Meanwhile, new blocks of its size: never that one. */
 			for (q = 0; q < 2; q++) {
-				ASSERT_EQ(0, vgpu_pool_alloc(self->pool, b.size, 0, &n1.va));
-				ASSERT_EQ(0, vgpu_pool_block_size(self->pool, n1.va, &n1.rounded));
+				ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, b.size, 0, &n1.va));
+				ASSERT_EQ(0, vgpu_mempool_block_size(self->pool, n1.va, &n1.rounded));
 				ASSERT_FALSE(overlaps(&b, n1.va, n1.rounded))
 					TH_LOG("step %llu: block reused before its fence",
 					       (unsigned long long)step);
 				vgpu_cmd_fill(&self->cmd, n1.va, n1.rounded, 0xdeadbeef);
 				ASSERT_EQ(0, run_on(&self->dev, &self->cmd, 1));
-				ASSERT_EQ(0, vgpu_pool_free(self->pool, n1.va, 0));
+				ASSERT_EQ(0, vgpu_mempool_free(self->pool, n1.va, 0));
 				reused_pending++;
 			}
 			/* The copy is still held: its fence is pending. */
@@ -171,14 +171,14 @@ TEST_F(alloc, random_blocks_filled_by_the_gpu_and_checked)
 								   step, (unsigned long long)q);
 			frees++;
 		}
-		vgpu_pool_get_stats(self->pool, &st);
+		vgpu_mempool_get_stats(self->pool, &st);
 		ASSERT_EQ(st.reserved, st.allocated + st.pending + st.cached);
 		ASSERT_GE(st.reserved, st.allocated);
 	}
 	EXPECT_GT(frees, 20);
 	EXPECT_GT(reused_pending, 40);
 	EXPECT_EQ(0, st.fence_waits);
-	vgpu_pool_get_stats(self->pool, &st);
+	vgpu_mempool_get_stats(self->pool, &st);
 	EXPECT_GE(st.fragmentation, 0.0);
 	EXPECT_LT(st.fragmentation, 1.0);
 	EXPECT_GE(st.peak_reserved, st.peak_allocated);
@@ -187,47 +187,47 @@ TEST_F(alloc, random_blocks_filled_by_the_gpu_and_checked)
 	       (unsigned long long)st.peak_reserved >> 10,
 	       (unsigned long long)st.peak_allocated >> 10);
 	for (i = 0; i < nlive; i++)
-		ASSERT_EQ(0, vgpu_pool_free(self->pool, live[i].va, 0));
+		ASSERT_EQ(0, vgpu_mempool_free(self->pool, live[i].va, 0));
 }
 
 TEST_F(alloc, no_reuse_before_the_fence)
 {
-	struct vgpu_pool_stats st;
+	struct vgpu_mempool_stats st;
 	uint64_t x, y, v[8], rx, ry;
 	unsigned int i;
 
-	ASSERT_EQ(0, vgpu_pool_alloc(self->pool, MiB, 0, &x));
-	ASSERT_EQ(0, vgpu_pool_alloc(self->pool, 512, 0, &y));
-	ASSERT_EQ(0, vgpu_pool_block_size(self->pool, x, &rx));
-	ASSERT_EQ(0, vgpu_pool_block_size(self->pool, y, &ry));
+	ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, MiB, 0, &x));
+	ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, 512, 0, &y));
+	ASSERT_EQ(0, vgpu_mempool_block_size(self->pool, x, &rx));
+	ASSERT_EQ(0, vgpu_mempool_block_size(self->pool, y, &ry));
 	/* A job that uses both and cannot end before the CPU lets it. */
 	vgpu_cmd_wait(&self->cmd, CHECK_VA, 1);
 	vgpu_cmd_fill(&self->cmd, x, rx, 1);
 	vgpu_cmd_fill(&self->cmd, y, ry, 2);
 	ASSERT_EQ(0, vgpu_submit(&self->dev, 0, &self->cmd, NULL, 0, self->sync[0]));
 	vgpu_cmd_reset(&self->cmd);
-	ASSERT_EQ(0, vgpu_pool_free(self->pool, x, self->sync[0]));
-	ASSERT_EQ(0, vgpu_pool_free(self->pool, y, self->sync[0]));
-	vgpu_pool_get_stats(self->pool, &st);
+	ASSERT_EQ(0, vgpu_mempool_free(self->pool, x, self->sync[0]));
+	ASSERT_EQ(0, vgpu_mempool_free(self->pool, y, self->sync[0]));
+	vgpu_mempool_get_stats(self->pool, &st);
 	EXPECT_EQ(rx + ry, st.pending);
 	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, vgpu_pool_alloc(self->pool, MiB, 0, &v[2 * i]));
-		ASSERT_EQ(0, vgpu_pool_alloc(self->pool, 512, 0, &v[2 * i + 1]));
+		ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, MiB, 0, &v[2 * i]));
+		ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, 512, 0, &v[2 * i + 1]));
 		EXPECT_NE(x, v[2 * i]);
 		EXPECT_NE(y, v[2 * i + 1]);
 	}
 	EXPECT_EQ(0, vgpu_syncobj_status(&self->dev, self->sync[0]));
 	for (i = 0; i < 8; i++)
-		ASSERT_EQ(0, vgpu_pool_free(self->pool, v[i], 0));
+		ASSERT_EQ(0, vgpu_mempool_free(self->pool, v[i], 0));
 	/* The job ends: the blocks are free for reuse. */
 	*flag(&self->check) = 1;
 	ASSERT_EQ(0, vgpu_syncobj_wait(&self->dev, self->sync[0], 60 * SEC));
-	ASSERT_EQ(0, vgpu_pool_trim(self->pool, NULL));
-	vgpu_pool_get_stats(self->pool, &st);
+	ASSERT_EQ(0, vgpu_mempool_trim(self->pool, NULL));
+	vgpu_mempool_get_stats(self->pool, &st);
 	EXPECT_EQ(0, st.pending);
 	EXPECT_EQ(0, st.fence_waits);
-	ASSERT_EQ(0, vgpu_pool_alloc(self->pool, 512, 0, &v[0]));
-	EXPECT_EQ(0, vgpu_pool_free(self->pool, v[0], 0));
+	ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, 512, 0, &v[0]));
+	EXPECT_EQ(0, vgpu_mempool_free(self->pool, v[0], 0));
 }
 
 static uint64_t sysfs_u64(int fd, const char *name)
@@ -243,31 +243,31 @@ TEST_F(alloc, trim_gives_vram_back)
 	uint64_t fd0 = fdinfo_u64(self->dev.fd, "drm-total-vram");
 	uint64_t used0 = sysfs_u64(self->dev.fd, "vram_used");
 	uint64_t va[6], released, fd1, used1;
-	struct vgpu_pool_stats st;
+	struct vgpu_mempool_stats st;
 	unsigned int i;
 
 	ASSERT_NE(~0ull, fd0);
 	ASSERT_NE(~0ull, used0);
 	for (i = 0; i < 6; i++) {
-		ASSERT_EQ(0, vgpu_pool_alloc(self->pool, 3 * MiB + i * 4096, 0, &va[i]));
+		ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, 3 * MiB + i * 4096, 0, &va[i]));
 		vgpu_cmd_fill(&self->cmd, va[i], 3 * MiB, i);
 	}
 	ASSERT_EQ(0, run_on(&self->dev, &self->cmd, 0));
-	vgpu_pool_get_stats(self->pool, &st);
+	vgpu_mempool_get_stats(self->pool, &st);
 	EXPECT_GE(st.reserved, 18 * MiB);
 	fd1 = fdinfo_u64(self->dev.fd, "drm-total-vram");
 	used1 = sysfs_u64(self->dev.fd, "vram_used");
 	EXPECT_EQ(fd0 + st.reserved, fd1);
 	EXPECT_GE(used1, used0 + st.reserved);
 	for (i = 0; i < 6; i++)
-		ASSERT_EQ(0, vgpu_pool_free(self->pool, va[i], 0));
+		ASSERT_EQ(0, vgpu_mempool_free(self->pool, va[i], 0));
 	/* Freed blocks stay cached: nothing went back yet. */
 	EXPECT_EQ(fd1, fdinfo_u64(self->dev.fd, "drm-total-vram"));
-	ASSERT_EQ(0, vgpu_pool_trim(self->pool, &released));
+	ASSERT_EQ(0, vgpu_mempool_trim(self->pool, &released));
 	EXPECT_EQ(st.reserved, released);
 	EXPECT_EQ(fd0, fdinfo_u64(self->dev.fd, "drm-total-vram"));
 	EXPECT_LE(sysfs_u64(self->dev.fd, "vram_used"), used1 - released);
-	vgpu_pool_get_stats(self->pool, &st);
+	vgpu_mempool_get_stats(self->pool, &st);
 	EXPECT_EQ(0, st.reserved);
 	EXPECT_EQ(0, st.segments);
 	EXPECT_EQ(st.segment_allocs, st.segment_frees);
@@ -275,40 +275,40 @@ TEST_F(alloc, trim_gives_vram_back)
 
 TEST_F(alloc, hostile_input)
 {
-	struct vgpu_pool_config cfg = { 0 };
-	struct vgpu_pool *q;
+	struct vgpu_mempool_config cfg = { 0 };
+	struct vgpu_mempool *q;
 	uint64_t va, sz;
 	void *cpu;
 
 	cfg.placements = 4;
-	EXPECT_EQ(-EINVAL, vgpu_pool_create(&self->dev, &cfg, &q));
-	cfg = (struct vgpu_pool_config){ .va_start = self->dev.va_end, .va_size = 2 * MiB };
-	EXPECT_EQ(-EINVAL, vgpu_pool_create(&self->dev, &cfg, &q));
-	cfg = (struct vgpu_pool_config){ .va_start = 0, .va_size = 2 * MiB };
-	EXPECT_EQ(-EINVAL, vgpu_pool_create(&self->dev, &cfg, &q));
-	cfg = (struct vgpu_pool_config){ .segment_size = MiB };
-	EXPECT_EQ(-EINVAL, vgpu_pool_create(&self->dev, &cfg, &q));
+	EXPECT_EQ(-EINVAL, vgpu_mempool_create(&self->dev, &cfg, &q));
+	cfg = (struct vgpu_mempool_config){ .va_start = self->dev.va_end, .va_size = 2 * MiB };
+	EXPECT_EQ(-EINVAL, vgpu_mempool_create(&self->dev, &cfg, &q));
+	cfg = (struct vgpu_mempool_config){ .va_start = 0, .va_size = 2 * MiB };
+	EXPECT_EQ(-EINVAL, vgpu_mempool_create(&self->dev, &cfg, &q));
+	cfg = (struct vgpu_mempool_config){ .segment_size = MiB };
+	EXPECT_EQ(-EINVAL, vgpu_mempool_create(&self->dev, &cfg, &q));
 
-	EXPECT_EQ(-EINVAL, vgpu_pool_alloc(self->pool, 0, 0, &va));
-	EXPECT_EQ(-EINVAL, vgpu_pool_alloc(self->pool, 4096, 12345, &va));
-	EXPECT_EQ(-EINVAL, vgpu_pool_alloc(self->pool, 4096, 4 * MiB, &va));
-	EXPECT_EQ(-E2BIG, vgpu_pool_alloc(self->pool, UINT64_MAX, 0, &va));
-	ASSERT_EQ(0, vgpu_pool_alloc(self->pool, 8192, 0, &va));
-	EXPECT_EQ(-EINVAL, vgpu_pool_free(self->pool, CHECK_VA, 0));	/* foreign */
-	EXPECT_EQ(-EINVAL, vgpu_pool_free(self->pool, va + 256, 0));	/* interior */
+	EXPECT_EQ(-EINVAL, vgpu_mempool_alloc(self->pool, 0, 0, &va));
+	EXPECT_EQ(-EINVAL, vgpu_mempool_alloc(self->pool, 4096, 12345, &va));
+	EXPECT_EQ(-EINVAL, vgpu_mempool_alloc(self->pool, 4096, 4 * MiB, &va));
+	EXPECT_EQ(-E2BIG, vgpu_mempool_alloc(self->pool, UINT64_MAX, 0, &va));
+	ASSERT_EQ(0, vgpu_mempool_alloc(self->pool, 8192, 0, &va));
+	EXPECT_EQ(-EINVAL, vgpu_mempool_free(self->pool, CHECK_VA, 0));	/* foreign */
+	EXPECT_EQ(-EINVAL, vgpu_mempool_free(self->pool, va + 256, 0));	/* interior */
 	/* A syncobj that does not exist: the block stays allocated. */
-	EXPECT_EQ(-ENOENT, vgpu_pool_free(self->pool, va, 0xdead));
-	EXPECT_EQ(0, vgpu_pool_block_size(self->pool, va, &sz));
+	EXPECT_EQ(-ENOENT, vgpu_mempool_free(self->pool, va, 0xdead));
+	EXPECT_EQ(0, vgpu_mempool_block_size(self->pool, va, &sz));
 	/* One with no fence in it yet: refused as well. */
-	EXPECT_EQ(-EINVAL, vgpu_pool_free(self->pool, va, self->sync[1]));
+	EXPECT_EQ(-EINVAL, vgpu_mempool_free(self->pool, va, self->sync[1]));
 	/* The block is usable by both sides. */
-	ASSERT_EQ(0, vgpu_pool_cpu(self->pool, va, &cpu));
+	ASSERT_EQ(0, vgpu_mempool_cpu(self->pool, va, &cpu));
 	vgpu_cmd_fill(&self->cmd, va, 8192, 0x01020304);
 	ASSERT_EQ(0, run_on(&self->dev, &self->cmd, 0));
 	EXPECT_EQ(0x01020304, ((uint32_t *)cpu)[2047]);
-	EXPECT_EQ(0, vgpu_pool_free(self->pool, va, 0));
-	EXPECT_EQ(-EINVAL, vgpu_pool_free(self->pool, va, 0));		/* double */
-	EXPECT_EQ(-EINVAL, vgpu_pool_cpu(self->pool, va, &cpu));
+	EXPECT_EQ(0, vgpu_mempool_free(self->pool, va, 0));
+	EXPECT_EQ(-EINVAL, vgpu_mempool_free(self->pool, va, 0));		/* double */
+	EXPECT_EQ(-EINVAL, vgpu_mempool_cpu(self->pool, va, &cpu));
 }
 
 TEST_HARNESS_MAIN

@@ -3,7 +3,7 @@
  * libvgpu: the caching allocator's logic (libvgpu.h, "caching
  * allocator"): size classes on slabs, a best-fit coalescing arena over
  * segments, fence-ordered reuse, trim and statistics.  Memory and fences
- * come from a struct vgpu_pool_ops (pool_dev.c: vgpu BOs and syncobjs),
+ * come from a struct vgpu_mempool_ops (pool_dev.c: vgpu BOs and syncobjs),
  * so this file needs no device and is unit-tested on the host.
  *
  * Copyright (c) 2026 The vgpu authors
@@ -19,10 +19,10 @@
 #define POOL_PAGE	4096ull
 #define POOL_SEG_ALIGN	(2ull << 20)
 #define POOL_NR_BINS	64
-/* Size classes VGPU_POOL_MIN_BLOCK << 0 .. VGPU_POOL_SMALL_MAX. */
+/* Size classes VGPU_MEMPOOL_MIN_BLOCK << 0 .. VGPU_MEMPOOL_SMALL_MAX. */
 #define POOL_NR_CLASSES	9
 /* Slabs are aligned to their largest class, so slots are naturally aligned. */
-#define POOL_SLAB_ALIGN	VGPU_POOL_SMALL_MAX
+#define POOL_SLAB_ALIGN	VGPU_MEMPOOL_SMALL_MAX
 
 #define POOL_DEFAULT_SEGMENT	(32ull << 20)
 #define POOL_DEFAULT_VA_START	(1ull << 47)
@@ -54,7 +54,7 @@ struct pool_blk {
 	struct pool_blk *pnext;		/* pending: FIFO */
 	struct pool_seg *seg;		/* runs of the memory arena */
 	struct pool_slab *slab;		/* slots, and the run a slab lives in */
-	struct vgpu_pool_fence *fence;	/* pending */
+	struct vgpu_mempool_fence *fence;	/* pending */
 	uint8_t state;
 	bool slot;
 };
@@ -83,16 +83,16 @@ struct pool_arena {
 	uint64_t free_bytes;
 };
 
-struct vgpu_pool_fence {
+struct vgpu_mempool_fence {
 	void *f;
 	unsigned int refs;
 	bool signalled;
 	uint64_t looked;	/* the reap pass that last asked the ops */
 };
 
-struct vgpu_pool {
-	struct vgpu_pool_ops ops;
-	struct vgpu_pool_config cfg;
+struct vgpu_mempool {
+	struct vgpu_mempool_ops ops;
+	struct vgpu_mempool_config cfg;
 	struct pool_arena mem;
 	struct pool_arena va;
 	struct pool_blk *classes[POOL_NR_CLASSES];
@@ -104,7 +104,7 @@ struct vgpu_pool {
 	struct pool_blk *pend_head, *pend_tail;
 	struct pool_blk *spare;		/* recycled run structs, by fnext */
 	uint64_t reap_pass;
-	struct vgpu_pool_stats st;
+	struct vgpu_mempool_stats st;
 };
 
 static bool is_pow2(uint64_t v)
@@ -124,7 +124,7 @@ static unsigned int ilog2(uint64_t v)
 
 /* ------------------------------------------------------------ run structs */
 
-static struct pool_blk *blk_new(struct vgpu_pool *p)
+static struct pool_blk *blk_new(struct vgpu_mempool *p)
 {
 	struct pool_blk *b = p->spare;
 
@@ -137,7 +137,7 @@ static struct pool_blk *blk_new(struct vgpu_pool *p)
 	return b;
 }
 
-static void blk_recycle(struct vgpu_pool *p, struct pool_blk *b)
+static void blk_recycle(struct vgpu_mempool *p, struct pool_blk *b)
 {
 	b->fnext = p->spare;
 	p->spare = b;
@@ -145,13 +145,13 @@ static void blk_recycle(struct vgpu_pool *p, struct pool_blk *b)
 
 /* ---------------------------------------------------------------- hash */
 
-static size_t hash_slot(const struct vgpu_pool *p, uint64_t va)
+static size_t hash_slot(const struct vgpu_mempool *p, uint64_t va)
 {
 	return (size_t)(((va >> 8) * 0x9e3779b97f4a7c15ull) >> 32) &
 	       (p->hash_size - 1);
 }
 
-static int hash_grow(struct vgpu_pool *p)
+static int hash_grow(struct vgpu_mempool *p)
 {
 	size_t n = p->hash_size ? p->hash_size * 2 : 1024, i, old = p->hash_size;
 	struct pool_blk **h = calloc(n, sizeof(*h)), **oh = p->hash;
@@ -175,7 +175,7 @@ static int hash_grow(struct vgpu_pool *p)
 	return 0;
 }
 
-static struct pool_blk *hash_find(const struct vgpu_pool *p, uint64_t va)
+static struct pool_blk *hash_find(const struct vgpu_mempool *p, uint64_t va)
 {
 	struct pool_blk *b;
 
@@ -187,7 +187,7 @@ static struct pool_blk *hash_find(const struct vgpu_pool *p, uint64_t va)
 	return NULL;
 }
 
-static void hash_add(struct vgpu_pool *p, struct pool_blk *b)
+static void hash_add(struct vgpu_mempool *p, struct pool_blk *b)
 {
 	size_t s = hash_slot(p, b->va);
 
@@ -196,7 +196,7 @@ static void hash_add(struct vgpu_pool *p, struct pool_blk *b)
 	p->hash_count++;
 }
 
-static void hash_del(struct vgpu_pool *p, struct pool_blk *b)
+static void hash_del(struct vgpu_mempool *p, struct pool_blk *b)
 {
 	struct pool_blk **pp = &p->hash[hash_slot(p, b->va)];
 
@@ -328,7 +328,7 @@ static void run_split_tail(struct pool_arena *a, struct pool_blk *b,
  * Take @size bytes at @align out of free run @b: the run returned is
  * exactly that, the rest stays free.  NULL when out of memory.
  */
-static struct pool_blk *arena_carve(struct vgpu_pool *p, struct pool_arena *a,
+static struct pool_blk *arena_carve(struct vgpu_mempool *p, struct pool_arena *a,
 				    struct pool_blk *b, uint64_t size,
 				    uint64_t align, enum blk_state state)
 {
@@ -353,7 +353,7 @@ static struct pool_blk *arena_carve(struct vgpu_pool *p, struct pool_arena *a,
 }
 
 /* Run @b is free again: merge it with free neighbours. */
-static struct pool_blk *arena_release(struct vgpu_pool *p, struct pool_arena *a,
+static struct pool_blk *arena_release(struct vgpu_mempool *p, struct pool_arena *a,
 				      struct pool_blk *b)
 {
 	struct pool_blk *n;
@@ -383,7 +383,7 @@ static struct pool_blk *arena_release(struct vgpu_pool *p, struct pool_arena *a,
 
 /* ------------------------------------------------------------- segments */
 
-static void stat_reserved(struct vgpu_pool *p, int64_t delta)
+static void stat_reserved(struct vgpu_mempool *p, int64_t delta)
 {
 	p->st.reserved += delta;
 	if (p->st.reserved > p->st.peak_reserved)
@@ -391,7 +391,7 @@ static void stat_reserved(struct vgpu_pool *p, int64_t delta)
 }
 
 /* A new segment that holds at least @need bytes, as one free run. */
-static int seg_grow(struct vgpu_pool *p, uint64_t need)
+static int seg_grow(struct vgpu_mempool *p, uint64_t need)
 {
 	uint64_t size = p->cfg.segment_size;
 	struct pool_blk *vr, *run;
@@ -438,7 +438,7 @@ static int seg_grow(struct vgpu_pool *p, uint64_t need)
 }
 
 /* Give segment @s, wholly free, back. */
-static void seg_release(struct vgpu_pool *p, struct pool_seg *s)
+static void seg_release(struct vgpu_mempool *p, struct pool_seg *s)
 {
 	struct pool_blk *run = NULL;
 	size_t i;
@@ -473,7 +473,7 @@ static void seg_release(struct vgpu_pool *p, struct pool_seg *s)
 
 /* ---------------------------------------------------------------- slabs */
 
-static void slab_destroy(struct vgpu_pool *p, struct pool_slab *sl)
+static void slab_destroy(struct vgpu_mempool *p, struct pool_slab *sl)
 {
 	unsigned int i;
 
@@ -491,12 +491,12 @@ static void slab_destroy(struct vgpu_pool *p, struct pool_slab *sl)
 	free(sl);
 }
 
-static int run_alloc(struct vgpu_pool *p, uint64_t size, uint64_t align,
+static int run_alloc(struct vgpu_mempool *p, uint64_t size, uint64_t align,
 		     enum blk_state state, struct pool_blk **out);
 
-static int slab_new(struct vgpu_pool *p, unsigned int cls)
+static int slab_new(struct vgpu_mempool *p, unsigned int cls)
 {
-	uint64_t csize = (uint64_t)VGPU_POOL_MIN_BLOCK << cls;
+	uint64_t csize = (uint64_t)VGPU_MEMPOOL_MIN_BLOCK << cls;
 	struct pool_slab *sl = calloc(1, sizeof(*sl));
 	unsigned int i;
 	int ret;
@@ -504,9 +504,9 @@ static int slab_new(struct vgpu_pool *p, unsigned int cls)
 	if (!sl)
 		return -ENOMEM;
 	sl->cls = cls;
-	sl->nslots = VGPU_POOL_SLAB_SIZE / csize;
+	sl->nslots = VGPU_MEMPOOL_SLAB_SIZE / csize;
 	sl->slots = calloc(sl->nslots, sizeof(*sl->slots));
-	ret = sl->slots ? run_alloc(p, VGPU_POOL_SLAB_SIZE, POOL_SLAB_ALIGN,
+	ret = sl->slots ? run_alloc(p, VGPU_MEMPOOL_SLAB_SIZE, POOL_SLAB_ALIGN,
 				    BLK_SLAB, &sl->run) : -ENOMEM;
 	if (ret) {
 		free(sl->slots);
@@ -534,7 +534,7 @@ static int slab_new(struct vgpu_pool *p, unsigned int cls)
 
 /* ------------------------------------------------------- fences, reuse */
 
-static void fence_put(struct vgpu_pool *p, struct vgpu_pool_fence *f)
+static void fence_put(struct vgpu_mempool *p, struct vgpu_mempool_fence *f)
 {
 	if (f && !--f->refs) {
 		p->ops.fence_put(p->ops.priv, f->f);
@@ -543,7 +543,7 @@ static void fence_put(struct vgpu_pool *p, struct vgpu_pool_fence *f)
 }
 
 /* Block @b may be handed out again. */
-static void blk_reusable(struct vgpu_pool *p, struct pool_blk *b)
+static void blk_reusable(struct vgpu_mempool *p, struct pool_blk *b)
 {
 	struct pool_slab *sl = b->slab;
 
@@ -563,7 +563,7 @@ static void blk_reusable(struct vgpu_pool *p, struct pool_blk *b)
 }
 
 /* Fence state of @f, asking the ops at most once per reap pass. */
-static bool fence_done(struct vgpu_pool *p, struct vgpu_pool_fence *f)
+static bool fence_done(struct vgpu_mempool *p, struct vgpu_mempool_fence *f)
 {
 	if (!f->signalled && f->looked != p->reap_pass) {
 		f->looked = p->reap_pass;
@@ -573,7 +573,7 @@ static bool fence_done(struct vgpu_pool *p, struct vgpu_pool_fence *f)
 }
 
 /* Make the pending blocks whose fence signalled reusable; how many. */
-static unsigned int reap(struct vgpu_pool *p)
+static unsigned int reap(struct vgpu_mempool *p)
 {
 	struct pool_blk **pp = &p->pend_head, *b, *last = NULL;
 	unsigned int n = 0;
@@ -601,9 +601,9 @@ static unsigned int reap(struct vgpu_pool *p)
  * Pool full: wait for the oldest pending fence.  A wait that fails leaves
  * the fence pending: its blocks are never handed out on a guess.
  */
-static int wait_oldest(struct vgpu_pool *p)
+static int wait_oldest(struct vgpu_mempool *p)
 {
-	struct vgpu_pool_fence *f = p->pend_head->fence;
+	struct vgpu_mempool_fence *f = p->pend_head->fence;
 	int ret;
 
 	p->st.fence_waits++;
@@ -615,7 +615,7 @@ static int wait_oldest(struct vgpu_pool *p)
 
 /* ------------------------------------------------------------- trimming */
 
-static uint64_t trim(struct vgpu_pool *p)
+static uint64_t trim(struct vgpu_mempool *p)
 {
 	uint64_t released = 0;
 	struct pool_seg *s, *next;
@@ -647,7 +647,7 @@ static uint64_t trim(struct vgpu_pool *p)
  * fence signalled since; else from a new segment; else, under pressure,
  * after giving free segments back; else after waiting for a fence.
  */
-static int run_alloc(struct vgpu_pool *p, uint64_t size, uint64_t align,
+static int run_alloc(struct vgpu_mempool *p, uint64_t size, uint64_t align,
 		     enum blk_state state, struct pool_blk **out)
 {
 	for (;;) {
@@ -679,7 +679,7 @@ static int run_alloc(struct vgpu_pool *p, uint64_t size, uint64_t align,
 	}
 }
 
-static void stat_alloc(struct vgpu_pool *p, struct pool_blk *b, uint64_t requested)
+static void stat_alloc(struct vgpu_mempool *p, struct pool_blk *b, uint64_t requested)
 {
 	b->requested = requested;
 	p->st.allocated += b->size;
@@ -689,7 +689,7 @@ static void stat_alloc(struct vgpu_pool *p, struct pool_blk *b, uint64_t request
 	p->st.allocs++;
 }
 
-static int small_alloc(struct vgpu_pool *p, unsigned int cls, struct pool_blk **out)
+static int small_alloc(struct vgpu_mempool *p, unsigned int cls, struct pool_blk **out)
 {
 	struct pool_blk *b;
 	int ret;
@@ -710,26 +710,26 @@ static int small_alloc(struct vgpu_pool *p, unsigned int cls, struct pool_blk **
 	return 0;
 }
 
-int vgpu_pool_alloc(struct vgpu_pool *p, uint64_t size, uint64_t align,
+int vgpu_mempool_alloc(struct vgpu_mempool *p, uint64_t size, uint64_t align,
 		    uint64_t *va)
 {
 	struct pool_blk *b;
 	uint64_t rounded;
 	int ret;
 
-	if (!size || (align && (!is_pow2(align) || align > VGPU_POOL_MAX_ALIGN)))
+	if (!size || (align && (!is_pow2(align) || align > VGPU_MEMPOOL_MAX_ALIGN)))
 		return -EINVAL;
 	if (size > p->cfg.va_size)
 		return -E2BIG;
 	if (!align)
-		align = VGPU_POOL_MIN_BLOCK;
+		align = VGPU_MEMPOOL_MIN_BLOCK;
 	if (p->hash_count >= p->hash_size && (ret = hash_grow(p)))
 		return ret;
 	rounded = size > align ? size : align;
-	if (rounded <= VGPU_POOL_SMALL_MAX) {
-		rounded = rounded <= VGPU_POOL_MIN_BLOCK ? VGPU_POOL_MIN_BLOCK :
+	if (rounded <= VGPU_MEMPOOL_SMALL_MAX) {
+		rounded = rounded <= VGPU_MEMPOOL_MIN_BLOCK ? VGPU_MEMPOOL_MIN_BLOCK :
 			  1ull << (ilog2(rounded - 1) + 1);
-		ret = small_alloc(p, ilog2(rounded / VGPU_POOL_MIN_BLOCK), &b);
+		ret = small_alloc(p, ilog2(rounded / VGPU_MEMPOOL_MIN_BLOCK), &b);
 	} else {
 		ret = run_alloc(p, align_up(size, POOL_PAGE),
 				align > POOL_PAGE ? align : POOL_PAGE, BLK_USED, &b);
@@ -742,8 +742,8 @@ int vgpu_pool_alloc(struct vgpu_pool *p, uint64_t size, uint64_t align,
 	return 0;
 }
 
-int vgpu_pool_free_fenced(struct vgpu_pool *p, uint64_t va,
-			  struct vgpu_pool_fence *fence)
+int vgpu_mempool_free_fenced(struct vgpu_mempool *p, uint64_t va,
+			  struct vgpu_mempool_fence *fence)
 {
 	struct pool_blk *b = hash_find(p, va);
 
@@ -770,10 +770,10 @@ int vgpu_pool_free_fenced(struct vgpu_pool *p, uint64_t va,
 	return 0;
 }
 
-int vgpu_pool_fence(struct vgpu_pool *p, uint32_t syncobj,
-		    struct vgpu_pool_fence **fence)
+int vgpu_mempool_fence(struct vgpu_mempool *p, uint32_t syncobj,
+		    struct vgpu_mempool_fence **fence)
 {
-	struct vgpu_pool_fence *f;
+	struct vgpu_mempool_fence *f;
 	int ret;
 
 	if (!syncobj)
@@ -791,29 +791,29 @@ int vgpu_pool_fence(struct vgpu_pool *p, uint32_t syncobj,
 	return 0;
 }
 
-void vgpu_pool_fence_put(struct vgpu_pool *p, struct vgpu_pool_fence *fence)
+void vgpu_mempool_fence_put(struct vgpu_mempool *p, struct vgpu_mempool_fence *fence)
 {
 	fence_put(p, fence);
 }
 
-int vgpu_pool_free(struct vgpu_pool *p, uint64_t va, uint32_t syncobj)
+int vgpu_mempool_free(struct vgpu_mempool *p, uint64_t va, uint32_t syncobj)
 {
-	struct vgpu_pool_fence *f = NULL;
+	struct vgpu_mempool_fence *f = NULL;
 	int ret;
 
 	if (!hash_find(p, va))
 		return -EINVAL;
 	if (syncobj) {
-		ret = vgpu_pool_fence(p, syncobj, &f);
+		ret = vgpu_mempool_fence(p, syncobj, &f);
 		if (ret)
 			return ret;
 	}
-	ret = vgpu_pool_free_fenced(p, va, f);
+	ret = vgpu_mempool_free_fenced(p, va, f);
 	fence_put(p, f);
 	return ret;
 }
 
-int vgpu_pool_trim(struct vgpu_pool *p, uint64_t *released)
+int vgpu_mempool_trim(struct vgpu_mempool *p, uint64_t *released)
 {
 	uint64_t r;
 
@@ -825,7 +825,7 @@ int vgpu_pool_trim(struct vgpu_pool *p, uint64_t *released)
 	return 0;
 }
 
-void vgpu_pool_get_stats(struct vgpu_pool *p, struct vgpu_pool_stats *st)
+void vgpu_mempool_get_stats(struct vgpu_mempool *p, struct vgpu_mempool_stats *st)
 {
 	uint64_t largest = 0;
 	int bin;
@@ -844,7 +844,7 @@ void vgpu_pool_get_stats(struct vgpu_pool *p, struct vgpu_pool_stats *st)
 	*st = p->st;
 }
 
-int vgpu_pool_block_size(struct vgpu_pool *p, uint64_t va, uint64_t *size)
+int vgpu_mempool_block_size(struct vgpu_mempool *p, uint64_t va, uint64_t *size)
 {
 	struct pool_blk *b = hash_find(p, va);
 
@@ -854,7 +854,7 @@ int vgpu_pool_block_size(struct vgpu_pool *p, uint64_t va, uint64_t *size)
 	return 0;
 }
 
-int vgpu_pool_cpu(struct vgpu_pool *p, uint64_t va, void **cpu)
+int vgpu_mempool_cpu(struct vgpu_mempool *p, uint64_t va, void **cpu)
 {
 	struct pool_blk *b = hash_find(p, va);
 	struct pool_seg *s;
@@ -876,13 +876,13 @@ int vgpu_pool_cpu(struct vgpu_pool *p, uint64_t va, void **cpu)
 
 /* -------------------------------------------------------- life cycle */
 
-int vgpu_pool_create_ops(const struct vgpu_pool_ops *ops,
-			 const struct vgpu_pool_config *cfg,
-			 struct vgpu_pool **pool)
+int vgpu_mempool_create_ops(const struct vgpu_mempool_ops *ops,
+			 const struct vgpu_mempool_config *cfg,
+			 struct vgpu_mempool **pool)
 {
-	struct vgpu_pool_config c = cfg ? *cfg : (struct vgpu_pool_config){ 0 };
+	struct vgpu_mempool_config c = cfg ? *cfg : (struct vgpu_mempool_config){ 0 };
 	struct pool_blk *all;
-	struct vgpu_pool *p;
+	struct vgpu_mempool *p;
 
 	if (!ops || !ops->seg_alloc || !ops->seg_free || !ops->fence_get ||
 	    !ops->fence_put || !ops->fence_wait || c.pad)
@@ -915,7 +915,7 @@ int vgpu_pool_create_ops(const struct vgpu_pool_ops *ops,
 	return 0;
 }
 
-void vgpu_pool_destroy(struct vgpu_pool *p)
+void vgpu_mempool_destroy(struct vgpu_mempool *p)
 {
 	struct pool_blk *b;
 	size_t i;

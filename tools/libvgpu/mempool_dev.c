@@ -132,11 +132,11 @@ static void pd_release(void *priv)
 	free(pd);
 }
 
-int vgpu_pool_create(struct vgpu_dev *dev, const struct vgpu_pool_config *cfg,
-		     struct vgpu_pool **pool)
+int vgpu_mempool_create(struct vgpu_dev *dev, const struct vgpu_mempool_config *cfg,
+		     struct vgpu_mempool **pool)
 {
-	struct vgpu_pool_config c = cfg ? *cfg : (struct vgpu_pool_config){ 0 };
-	struct vgpu_pool_ops ops = {
+	struct vgpu_mempool_config c = cfg ? *cfg : (struct vgpu_mempool_config){ 0 };
+	struct vgpu_mempool_ops ops = {
 		.seg_alloc = pd_seg_alloc, .seg_free = pd_seg_free,
 		.seg_map = pd_seg_map, .fence_get = pd_fence_get,
 		.fence_put = pd_fence_put, .fence_wait = pd_fence_wait,
@@ -165,7 +165,7 @@ int vgpu_pool_create(struct vgpu_dev *dev, const struct vgpu_pool_config *cfg,
 	pd->dev = dev;
 	pd->placements = c.placements;
 	ops.priv = pd;
-	ret = vgpu_pool_create_ops(&ops, &c, pool);
+	ret = vgpu_mempool_create_ops(&ops, &c, pool);
 	if (ret)
 		free(pd);
 	return ret;
