@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -417,6 +418,81 @@ TEST_F(svm, partial_unmap_keeps_the_rest)
 	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, (uintptr_t)a, size));
 	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
 		  ctr(&self->dev, "svm-pages-unmapped"));
+}
+
+/* A BO's CPU mapping inside a mirror is no process memory HMM hands out. */
+TEST_F(svm, bo_mapping_in_mirror_faults)
+{
+	uint64_t size = 64 * 1024;
+	uint32_t bo;
+	void *p;
+
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, size, VGPU_PLACE_SYSTEM, 0, &bo));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, bo, size, &p));
+	memset(p, 0x5c, size);
+	ASSERT_EQ(0, mirror(&self->dev, p, size, VGPU_MAP_RW));
+	EXPECT_NE(0, gpu_fill(&self->dev, p, size, 0));
+	EXPECT_TRUE(count_u32(p, size, 0x5c5c5c5c));
+	EXPECT_EQ(1, ctr(&self->dev, "faults-cancelled"));
+	EXPECT_EQ(0, ctr(&self->dev, "svm-pages-mapped"));
+	vgpu_bo_unmap(p, size);
+}
+
+struct toggler {
+	void *p;
+	uint64_t size;
+	volatile int stop;
+	unsigned int rounds;
+};
+
+/* Flip the protection of t->p back and forth: each flip invalidates. */
+static void *toggle(void *arg)
+{
+	struct toggler *t = arg;
+
+	while (!t->stop) {
+		if (mprotect(t->p, t->size, PROT_READ) ||
+		    mprotect(t->p, t->size, PROT_READ | PROT_WRITE))
+			break;
+		t->rounds++;
+		usleep(500);
+	}
+	return NULL;
+}
+
+/*
+ * Invalidations racing GPU faults: while a CPU thread keeps changing the
+ * protection of the source (each change takes its pages from the GPU),
+ * the GPU copies it again and again; every copy is right.
+ */
+TEST_F_TIMEOUT(svm, invalidations_racing_faults, 300)
+{
+	uint64_t size = 4 * MiB, i, inv;
+	struct toggler t = { .size = size };
+	uint64_t *src = anon(size), *dst = anon(size);
+	pthread_t th;
+	int n;
+
+	ASSERT_TRUE(src && dst);
+	for (i = 0; i < size / 8; i++)
+		src[i] = pattern(5, i);
+	ASSERT_EQ(0, mirror(&self->dev, src, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, dst, size, VGPU_MAP_RW));
+	inv = ctr(&self->dev, "svm-invalidations");
+	t.p = src;
+	ASSERT_EQ(0, pthread_create(&th, NULL, toggle, &t));
+	for (n = 0; n < 20; n++) {
+		memset(dst, 0, size);
+		ASSERT_EQ(0, gpu_copy(&self->dev, src, dst, size)) TH_LOG("copy %d", n);
+		ASSERT_EQ(0, memcmp(src, dst, size)) TH_LOG("copy %d", n);
+	}
+	t.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_LT(0, t.rounds);
+	/* A change counts when the GPU had pages there: at most two a round. */
+	EXPECT_LT(inv, ctr(&self->dev, "svm-invalidations"));
+	EXPECT_GE(inv + 2 * t.rounds, ctr(&self->dev, "svm-invalidations"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
 }
 
 TEST_F(svm, hostile_binds)
