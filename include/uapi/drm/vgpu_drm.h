@@ -158,6 +158,11 @@ extern "C" {
  * @DRM_VGPU_PARAM_CAPS: the device's capability register (``VGPU_CAPS_*`` in
  *	``vgpu_hw.h``; bit 5 says the device runs in strict checking mode).
  * @DRM_VGPU_PARAM_MAX_BO_SIZE: largest size BO_CREATE accepts, in bytes.
+ * @DRM_VGPU_PARAM_SVM: shared virtual memory: 0 if the driver cannot mirror
+ *	process memory, else a mask of ``DRM_VGPU_SVM_*``: %DRM_VGPU_SVM_MIRROR
+ *	(VM_BIND with %DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR works, the memory is
+ *	accessed where the CPU has it, in system memory) and, where the
+ *	kernel can migrate process memory into VRAM, %DRM_VGPU_SVM_VRAM.
  */
 enum drm_vgpu_param {
 	DRM_VGPU_PARAM_HW_VERSION = 0,
@@ -173,7 +178,17 @@ enum drm_vgpu_param {
 	DRM_VGPU_PARAM_EXEC_QUEUES = 10,
 	DRM_VGPU_PARAM_CAPS = 11,
 	DRM_VGPU_PARAM_MAX_BO_SIZE = 12,
+	DRM_VGPU_PARAM_SVM = 13,
 };
+
+/* Modes of shared virtual memory, for %DRM_VGPU_PARAM_SVM. */
+/** DRM_VGPU_SVM_MIRROR - CPU-address mirrors can be bound, in system memory */
+#define DRM_VGPU_SVM_MIRROR		(1ull << 0)
+/**
+ * DRM_VGPU_SVM_VRAM - mirrored memory migrates into VRAM on GPU faults
+ * (needs a kernel with DEVICE_PRIVATE; not implemented yet: never set)
+ */
+#define DRM_VGPU_SVM_VRAM		(1ull << 1)
 
 /**
  * struct drm_vgpu_get_param - read one device parameter
@@ -369,6 +384,12 @@ struct drm_vgpu_bo_mmap_offset {
 #define DRM_VGPU_VM_BIND_PERMS		(DRM_VGPU_VM_BIND_READ | \
 					 DRM_VGPU_VM_BIND_WRITE | \
 					 DRM_VGPU_VM_BIND_EXEC)
+/**
+ * DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR - a MAP with no BO: the GPU sees the
+ * calling process's own memory at [va, va + range), GPU VA equal to CPU VA
+ * (see "CPU-address mirrors" at &struct drm_vgpu_vm_bind_op)
+ */
+#define DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR	(1u << 3)
 
 /**
  * struct drm_vgpu_vm_bind_op - one map or unmap of a VM_BIND call
@@ -377,21 +398,47 @@ struct drm_vgpu_bo_mmap_offset {
  * free in the VM (-EEXIST otherwise: unmap first, in the same call if you
  * like).  An UNMAP may cover any part of any mappings; mappings that
  * straddle its ends are split and keep their other part.
+ *
+ * CPU-address mirrors (shared virtual memory, as xe's
+ * ``DRM_XE_VM_BIND_FLAG_CPU_ADDR_MIRROR``): a MAP with
+ * %DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR, @handle and @bo_offset zero, mirrors
+ * [@va, @va + @range) of the address space of the process that created
+ * the VM (the one that opened the file, or called VM_CREATE), whatever
+ * backs it: malloc, anonymous or file mmap, the stack.  Nothing is mapped
+ * at bind time; a GPU access faults and the driver maps the pages the
+ * CPU has there (faulting them in as a CPU access would), in system
+ * memory, writable only if the access was a write and the CPU mapping is
+ * writable.  Every change to the CPU's view (munmap, mprotect, fork's
+ * copy-on-write, madvise(MADV_DONTNEED), page migration, reclaim, process
+ * exit) takes the GPU's mapping away before it completes, so the GPU
+ * always sees what the CPU sees.  A GPU access to an address the CPU has
+ * no mapping for, or a write the CPU mapping does not allow, is a bad
+ * access like any other: the VM is banned and the job fails.  The
+ * permission flags limit what the GPU may do further: %DRM_VGPU_VM_BIND_READ
+ * is required, %DRM_VGPU_VM_BIND_WRITE allows writes, %DRM_VGPU_VM_BIND_EXEC
+ * is refused.  A mirror is removed by an UNMAP like any mapping (an UNMAP
+ * cutting it leaves mirrors of the parts outside the range).  Only the
+ * VM's process may bind a mirror (-EPERM for any other, for example one
+ * the file was passed to); the range must lie in that process's address
+ * space (below TASK_SIZE).  %DRM_VGPU_PARAM_SVM says whether mirrors work.
  */
 struct drm_vgpu_vm_bind_op {
 	/** @op: ``DRM_VGPU_VM_BIND_OP_*``. */
 	__u32 op;
 
-	/** @flags: MAP: non-empty mask of ``DRM_VGPU_VM_BIND_*`` permissions; UNMAP: 0. */
+	/**
+	 * @flags: MAP: non-empty mask of ``DRM_VGPU_VM_BIND_*`` permissions,
+	 * and %DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR for a mirror; UNMAP: 0.
+	 */
 	__u32 flags;
 
-	/** @handle: MAP: GEM handle of the BO; UNMAP: 0. */
+	/** @handle: MAP: GEM handle of the BO (0 for a mirror); UNMAP: 0. */
 	__u32 handle;
 
 	/** @pad: must be zero. */
 	__u32 pad;
 
-	/** @bo_offset: MAP: offset in the BO of the first byte; UNMAP: 0. */
+	/** @bo_offset: MAP: offset in the BO of the first byte; mirror, UNMAP: 0. */
 	__u64 bo_offset;
 
 	/** @va: GPU virtual address of the range. */
@@ -432,7 +479,10 @@ struct drm_vgpu_vm_bind_op {
  * bad op or permission, @num_ops zero or above 1024, @op_size other than
  * sizeof(struct drm_vgpu_vm_bind_op), an unaligned or empty range, a range
  * outside [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END), or a BO range
- * past the BO's end; -EFAULT for an unreadable @ops; -ENOENT for an unknown
+ * past the BO's end, a mirror with a BO, an offset, without READ, with
+ * EXEC or past TASK_SIZE; -EOPNOTSUPP for a mirror when
+ * %DRM_VGPU_PARAM_SVM is 0; -EPERM for a mirror bound by a process other
+ * than the VM's; -EFAULT for an unreadable @ops; -ENOENT for an unknown
  * BO handle or @vm_id; -EEXIST when a MAP's range is not free; -ENOSPC when a MAP
  * would take the VM's page tables past the module parameter
  * ``vm_max_pt_kib`` (an UNMAP is never refused for it) or VRAM has no room

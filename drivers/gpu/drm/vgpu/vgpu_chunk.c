@@ -1119,8 +1119,14 @@ static struct vgpu_chunk *vgpu_chunk_at(struct vgpu_device *vdev,
 	return &bo->chunks->chunk[off >> vdev->paging.chunk_shift];
 }
 
-/* Takes the VM's lock (read), kicking @cb's copies before sleeping on it. */
-static void vgpu_chunk_lock_vm(struct vgpu_vm *vm, struct vgpu_chunk_batch *cb)
+/**
+ * vgpu_chunk_lock_vm() - take a VM's lock in the fault thread
+ * @vm: VM
+ * @cb: the fault thread's batch, or NULL
+ *
+ * Takes the VM's lock (read), kicking @cb's copies before sleeping on it.
+ */
+void vgpu_chunk_lock_vm(struct vgpu_vm *vm, struct vgpu_chunk_batch *cb)
 {
 	if (down_read_trylock(&vm->lock))
 		return;

@@ -19,6 +19,7 @@
 #include "vgpu_paging.h"
 #include "vgpu_queue.h"
 #include "vgpu_stats.h"
+#include "vgpu_svm.h"
 #include "vgpu_vm.h"
 
 /**
@@ -34,7 +35,8 @@
  *
  * A fault on pageable memory (%DRM_VGPU_BO_PAGEABLE) is resolved by
  * migrating or mapping its chunk (see "Pageable BOs and chunk
- * migration") and the stalled queue is answered with REPLAY, once per
+ * migration"), one in a CPU-address mirror by mapping the process's
+ * pages (see "CPU-address mirrors (SVM)"), and the stalled queue is answered with REPLAY, once per
  * queue per batch however many records it produced.
  *
  * Any other fault — nothing mapped, a mapping without the permission, an
@@ -199,7 +201,10 @@ vgpu_fault_handle(struct vgpu_device *vdev,
 			cf->res = VGPU_FAULT_RES_DUPLICATE;
 			ret = 0;
 		} else {
-			ret = vgpu_chunk_fault(vm, cf, cb);
+			/* A CPU-address mirror, else pageable memory. */
+			ret = vgpu_svm_fault(vm, cf, cb);
+			if (ret == -ENOENT)
+				ret = vgpu_chunk_fault(vm, cf, cb);
 			if (!ret)
 				*prev = *cf;
 		}

@@ -97,7 +97,9 @@
  * Page-table updates draw tables from a reservation made beforehand
  * (vgpu_pt_pages_for_map() / vgpu_pt_pages_for_unmap() give the worst
  * case), because allocating VRAM may evict BOs, which updates page
- * tables in turn.
+ * tables in turn; the reservation holds their system-memory bookkeeping
+ * too, so that no update allocates memory under the VM's page-table lock
+ * (the mmu notifier of CPU-address mirrors takes it, in reclaim too).
  */
 
 static void vgpu_pt_write(struct vgpu_pt *pt, unsigned int idx, u64 val)
@@ -199,19 +201,17 @@ void vgpu_pt_update_init(struct vgpu_pt_update *up, struct vgpu_device *vdev,
  * @up: batch
  * @level: level of the new table
  *
- * Return: the table; never fails (the pages were reserved, the
- * bookkeeping is a small __GFP_NOFAIL allocation).
+ * Allocates no memory: the page and its bookkeeping come from what the
+ * reservation made ready (see "page-table pool").
+ *
+ * Return: the table; never fails.
  */
 struct vgpu_pt *vgpu_pt_alloc(struct vgpu_pt_update *up, unsigned int level)
 {
 	struct vgpu_pt *pt;
 
-	pt = kzalloc(sizeof(*pt), GFP_KERNEL | __GFP_NOFAIL);
+	pt = vgpu_pt_pool_shadow_get(up->vdev, level > 0);
 	pt->level = level;
-	INIT_LIST_HEAD(&pt->free_link);
-	if (level)
-		pt->children = kcalloc(VGPU_PT_ENTRIES, sizeof(*pt->children),
-				       GFP_KERNEL | __GFP_NOFAIL);
 	WARN_ON(!up->reserved);
 	if (up->reserved)
 		up->reserved--;
@@ -223,8 +223,7 @@ struct vgpu_pt *vgpu_pt_alloc(struct vgpu_pt_update *up, unsigned int level)
 static void vgpu_pt_free_one(struct vgpu_device *vdev, struct vgpu_pt *pt)
 {
 	vgpu_pt_pool_put(vdev, &pt->page);
-	kfree(pt->children);
-	kfree(pt);
+	vgpu_pt_pool_shadow_put(vdev, pt);
 }
 
 /**
@@ -636,6 +635,29 @@ int vgpu_pt_map(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
 	vgpu_pt_walk(VGPU_PT_OP_MAP, up, root, va, size, &src, pte_flags,
 		     NULL, NULL);
 	return 0;
+}
+
+/**
+ * vgpu_pt_map_dma() - map system pages given by their DMA addresses
+ * @up: batch, with vgpu_pt_pages_for_map() pages reserved
+ * @root: the VM's root table
+ * @va: start, 4 KiB aligned
+ * @size: bytes, 4 KiB aligned
+ * @dma: DMA address of each page of the range
+ * @pte_flags: %VGPU_PTE_READ / _WRITE / _EXEC
+ *
+ * For memory that is no BO's: the pages of a CPU-address mirror.
+ *
+ * Context: the VM's page-table lock held.
+ */
+void vgpu_pt_map_dma(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
+		     u64 size, const dma_addr_t *dma, u64 pte_flags)
+{
+	struct vgpu_res_cursor src;
+
+	vgpu_res_cursor_init_dma(&src, dma, size >> PAGE_SHIFT);
+	vgpu_pt_walk(VGPU_PT_OP_MAP, up, root, va, size, &src,
+		     pte_flags | VGPU_PTE_VALID | VGPU_PTE_SYSTEM, NULL, NULL);
 }
 
 /**

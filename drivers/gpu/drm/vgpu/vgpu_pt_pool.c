@@ -12,6 +12,7 @@
 
 #include "vgpu_bo.h"
 #include "vgpu_drv.h"
+#include "vgpu_pt.h"
 #include "vgpu_pt_pool.h"
 
 /**
@@ -31,6 +32,16 @@
  * vgpu_pt_pool_trim() returns wholly free chunks to VRAM, keeping one spare.
  *
  * Pages are zeroed (all entries invalid) when handed out.
+ *
+ * The pool keeps the tables' system-memory bookkeeping ready too: the
+ * &struct vgpu_pt shadow of each table and the child array of a
+ * directory (vgpu_pt_pool_shadow_get()).  A reservation makes sure that
+ * there is a shadow and a child array for every page reserved, so that
+ * a page-table update allocates no memory at all under the VM's
+ * page-table lock: the lock is taken by the mmu notifier of CPU-address
+ * mirrors, which may run in memory reclaim.  Freed shadows are kept for
+ * the next reservation; vgpu_pt_pool_trim() frees those beyond
+ * %VGPU_PT_POOL_SPARE_SHADOWS over what is reserved.
  *
  * The CPU reads and writes entries through the BAR, except where the
  * device may be setting A/D bits in the entry at the same time: those
@@ -82,6 +93,146 @@ static void vgpu_pt_chunk_free(struct vgpu_pt_chunk *chunk)
 	kfree(chunk);
 }
 
+/*
+ * A free child array is raw memory of %VGPU_PT_ENTRIES pointers; while
+ * it waits in &vgpu_pt_pool.dirs its first bytes are the list link.
+ */
+static struct list_head *vgpu_pt_dir_link(struct vgpu_pt **dir)
+{
+	BUILD_BUG_ON(sizeof(struct list_head) >
+		     VGPU_PT_ENTRIES * sizeof(struct vgpu_pt *));
+	return (struct list_head *)dir;
+}
+
+static void vgpu_pt_shadow_add_locked(struct vgpu_pt_pool *pool,
+				      struct vgpu_pt *pt)
+{
+	list_add(&pt->free_link, &pool->shadows);
+	pool->nr_shadows++;
+}
+
+static void vgpu_pt_dir_add_locked(struct vgpu_pt_pool *pool,
+				   struct vgpu_pt **dir)
+{
+	list_add(vgpu_pt_dir_link(dir), &pool->dirs);
+	pool->nr_dirs++;
+}
+
+/*
+ * Make sure the caches hold a shadow and a child array for @n pages
+ * more than are reserved.  Allocates with the pool's lock dropped.
+ */
+static int vgpu_pt_shadows_fill_locked(struct vgpu_pt_pool *pool,
+				       unsigned int n)
+{
+	while (pool->nr_shadows < pool->nr_reserved + n ||
+	       pool->nr_dirs < pool->nr_reserved + n) {
+		bool shadow = pool->nr_shadows < pool->nr_reserved + n;
+		void *p;
+
+		mutex_unlock(&pool->lock);
+		p = shadow ? kzalloc(sizeof(struct vgpu_pt), GFP_KERNEL) :
+			     kcalloc(VGPU_PT_ENTRIES, sizeof(struct vgpu_pt *),
+				     GFP_KERNEL);
+		mutex_lock(&pool->lock);
+		if (!p)
+			return -ENOMEM;
+		if (shadow)
+			vgpu_pt_shadow_add_locked(pool, p);
+		else
+			vgpu_pt_dir_add_locked(pool, p);
+	}
+	return 0;
+}
+
+/* Unlink the spare shadows and child arrays beyond @keep onto @shadows, @dirs. */
+static void vgpu_pt_shadows_take_locked(struct vgpu_pt_pool *pool,
+					unsigned int keep,
+					struct list_head *shadows,
+					struct list_head *dirs)
+{
+	while (pool->nr_shadows > keep) {
+		list_move(pool->shadows.next, shadows);
+		pool->nr_shadows--;
+	}
+	while (pool->nr_dirs > keep) {
+		list_move(pool->dirs.next, dirs);
+		pool->nr_dirs--;
+	}
+}
+
+static void vgpu_pt_shadows_free(struct list_head *shadows,
+				 struct list_head *dirs)
+{
+	struct list_head *l, *tmp;
+
+	list_for_each_safe(l, tmp, shadows)
+		kfree(list_entry(l, struct vgpu_pt, free_link));
+	/* The link is the array's first bytes: the array itself. */
+	list_for_each_safe(l, tmp, dirs)
+		kfree(l);
+}
+
+/**
+ * vgpu_pt_pool_shadow_get() - the bookkeeping of a new table
+ * @vdev: vgpu device
+ * @dir: the table is a directory (level above 0) and needs a child array
+ *
+ * Draws from what a reservation made ready: allocates nothing, so it may
+ * be called under a VM's page-table lock.  Called once per page drawn
+ * with vgpu_pt_pool_get().
+ *
+ * Return: a zeroed shadow (&vgpu_pt.children zeroed too for @dir).
+ */
+struct vgpu_pt *vgpu_pt_pool_shadow_get(struct vgpu_device *vdev, bool dir)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+	struct vgpu_pt **children = NULL;
+	struct vgpu_pt *pt = NULL;
+
+	mutex_lock(&pool->lock);
+	if (!WARN_ON(!pool->nr_shadows)) {
+		pt = list_first_entry(&pool->shadows, struct vgpu_pt, free_link);
+		list_del(&pt->free_link);
+		pool->nr_shadows--;
+	}
+	if (dir && !WARN_ON(!pool->nr_dirs)) {
+		children = (struct vgpu_pt **)pool->dirs.next;
+		list_del(vgpu_pt_dir_link(children));
+		pool->nr_dirs--;
+	}
+	mutex_unlock(&pool->lock);
+
+	/* Only without a reservation (a bug, warned about above). */
+	if (!pt)
+		pt = kmalloc(sizeof(*pt), GFP_KERNEL | __GFP_NOFAIL);
+	if (dir && !children)
+		children = kmalloc_array(VGPU_PT_ENTRIES, sizeof(*children),
+					 GFP_KERNEL | __GFP_NOFAIL);
+	memset(pt, 0, sizeof(*pt));
+	if (children)
+		memset(children, 0, VGPU_PT_ENTRIES * sizeof(*children));
+	pt->children = children;
+	INIT_LIST_HEAD(&pt->free_link);
+	return pt;
+}
+
+/**
+ * vgpu_pt_pool_shadow_put() - keep a freed table's bookkeeping for later
+ * @vdev: vgpu device
+ * @pt: the shadow, its page already back in the pool
+ */
+void vgpu_pt_pool_shadow_put(struct vgpu_device *vdev, struct vgpu_pt *pt)
+{
+	struct vgpu_pt_pool *pool = &vdev->pt_pool;
+
+	mutex_lock(&pool->lock);
+	if (pt->children)
+		vgpu_pt_dir_add_locked(pool, pt->children);
+	vgpu_pt_shadow_add_locked(pool, pt);
+	mutex_unlock(&pool->lock);
+}
+
 /**
  * vgpu_pt_pool_init() - set up an empty pool
  * @vdev: vgpu device
@@ -95,6 +246,8 @@ int vgpu_pt_pool_init(struct vgpu_device *vdev)
 	mutex_init(&pool->lock);
 	spin_lock_init(&pool->xchg_lock);
 	INIT_LIST_HEAD(&pool->chunks);
+	INIT_LIST_HEAD(&pool->shadows);
+	INIT_LIST_HEAD(&pool->dirs);
 	return 0;
 }
 
@@ -156,7 +309,11 @@ void vgpu_pt_pool_fini(struct vgpu_device *vdev)
 {
 	struct vgpu_pt_pool *pool = &vdev->pt_pool;
 	struct vgpu_pt_chunk *chunk, *tmp;
+	LIST_HEAD(shadows);
+	LIST_HEAD(dirs);
 
+	vgpu_pt_shadows_take_locked(pool, 0, &shadows, &dirs);
+	vgpu_pt_shadows_free(&shadows, &dirs);
 	if (pool->nr_used)
 		drm_err(&vdev->drm, "page-table pool: %u pages leaked\n",
 			pool->nr_used);
@@ -173,6 +330,8 @@ void vgpu_pt_pool_fini(struct vgpu_device *vdev)
  * @vdev: vgpu device
  * @n: pages
  *
+ * With each page, a shadow and a child array (vgpu_pt_pool_shadow_get()).
+ *
  * Context: process; may sleep and make TTM evict.  Must not be called with
  * a VM's page-table lock held.
  * Return: 0 or a negative errno (-ENOMEM, -ENOSPC).
@@ -181,6 +340,7 @@ int vgpu_pt_pool_reserve(struct vgpu_device *vdev, unsigned int n)
 {
 	struct vgpu_pt_pool *pool = &vdev->pt_pool;
 	struct vgpu_pt_chunk *chunk;
+	int ret;
 
 	mutex_lock(&pool->lock);
 	while (pool->nr_free - pool->nr_reserved < n) {
@@ -193,9 +353,11 @@ int vgpu_pt_pool_reserve(struct vgpu_device *vdev, unsigned int n)
 		pool->nr_chunks++;
 		pool->nr_free += VGPU_PT_CHUNK_PAGES;
 	}
-	pool->nr_reserved += n;
+	ret = vgpu_pt_shadows_fill_locked(pool, n);
+	if (!ret)
+		pool->nr_reserved += n;
 	mutex_unlock(&pool->lock);
-	return 0;
+	return ret;
 }
 
 /**
@@ -280,6 +442,9 @@ void vgpu_pt_pool_put(struct vgpu_device *vdev, struct vgpu_pt_page *page)
  * vgpu_pt_pool_trim() - return empty chunks to VRAM, keeping one spare
  * @vdev: vgpu device
  *
+ * Also frees the spare shadows beyond %VGPU_PT_POOL_SPARE_SHADOWS over
+ * what is reserved.
+ *
  * Context: process, no VM page-table lock held.
  */
 void vgpu_pt_pool_trim(struct vgpu_device *vdev)
@@ -287,8 +452,12 @@ void vgpu_pt_pool_trim(struct vgpu_device *vdev)
 	struct vgpu_pt_pool *pool = &vdev->pt_pool;
 	struct vgpu_pt_chunk *chunk, *tmp;
 	LIST_HEAD(victims);
+	LIST_HEAD(shadows);
+	LIST_HEAD(dirs);
 
 	mutex_lock(&pool->lock);
+	vgpu_pt_shadows_take_locked(pool, pool->nr_reserved +
+				    VGPU_PT_POOL_SPARE_SHADOWS, &shadows, &dirs);
 	list_for_each_entry_safe(chunk, tmp, &pool->chunks, link) {
 		if (chunk->nr_used ||
 		    pool->nr_free - pool->nr_reserved < 2 * VGPU_PT_CHUNK_PAGES)
@@ -299,6 +468,7 @@ void vgpu_pt_pool_trim(struct vgpu_device *vdev)
 	}
 	mutex_unlock(&pool->lock);
 
+	vgpu_pt_shadows_free(&shadows, &dirs);
 	list_for_each_entry_safe(chunk, tmp, &victims, link)
 		vgpu_pt_chunk_free(chunk);
 }

@@ -20,6 +20,7 @@
 #include "vgpu_query.h"
 #include "vgpu_queue.h"
 #include "vgpu_stats.h"
+#include "vgpu_svm.h"
 #include "vgpu_vm.h"
 #include "vgpu_vram_mgr.h"
 
@@ -79,6 +80,9 @@ int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 		break;
 	case DRM_VGPU_PARAM_MAX_BO_SIZE:
 		args->value = VGPU_BO_MAX_SIZE;
+		break;
+	case DRM_VGPU_PARAM_SVM:
+		args->value = vgpu_svm_modes();
 		break;
 	default:
 		drm_dbg_driver(drm, "ioctl check failed: unknown param %u\n",

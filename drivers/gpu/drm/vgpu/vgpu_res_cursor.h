@@ -96,6 +96,24 @@ static inline int vgpu_res_cursor_init(struct vgpu_res_cursor *c,
 }
 
 /**
+ * vgpu_res_cursor_init_dma() - walk an array of system pages instead
+ * @c: cursor
+ * @dma: DMA address of each page
+ * @npages: pages in @dma
+ *
+ * For memory that is not a BO's (a process's pages, CPU-address mirrors).
+ */
+static inline void vgpu_res_cursor_init_dma(struct vgpu_res_cursor *c,
+					    const dma_addr_t *dma,
+					    unsigned long npages)
+{
+	memset(c, 0, sizeof(*c));
+	c->dma = dma;
+	c->npages = npages;
+	vgpu_res_cursor_load(c);
+}
+
+/**
  * vgpu_res_cursor_init_linear() - walk a plain contiguous range instead
  * @c: cursor
  * @addr: device address of the start

@@ -208,6 +208,18 @@
 	  "fault records read from the fault buffer since probe")	\
 	X(CONTEXT_SWITCHES, context_switches, NULL, COUNT, CLIENT,	\
 	  VGPU_SRC_NONE, VGPU_SRC_SW, 0,				\
-	  "hardware contexts a VM acquired (QUERY only)")
+	  "hardware contexts a VM acquired (QUERY only)")		\
+	X(SVM_FAULTS, svm_faults, "svm-faults", COUNT, PAGING,		\
+	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
+	  "GPU faults resolved in CPU-address mirrors")			\
+	X(SVM_PAGES_MAPPED, svm_pages_mapped, "svm-pages-mapped", COUNT, \
+	  PAGING, VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,		\
+	  "process pages mapped into GPU page tables by mirrors")	\
+	X(SVM_INVALIDATIONS, svm_invalidations, "svm-invalidations",	\
+	  COUNT, PAGING, VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,	\
+	  "CPU address-space changes that took mirrored pages away")	\
+	X(SVM_PAGES_UNMAPPED, svm_pages_unmapped, "svm-pages-unmapped",	\
+	  COUNT, PAGING, VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,	\
+	  "mirrored pages taken out of GPU page tables again")
 
 #endif /* __VGPU_STATS_LIST_H__ */

@@ -6,6 +6,7 @@
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -28,6 +29,7 @@
 #include "vgpu_queue.h"
 #include "vgpu_stats.h"
 #include "vgpu_stream.h"
+#include "vgpu_svm.h"
 #include "vgpu_vm.h"
 
 static unsigned int vgpu_vm_max_pt_kib = 16384;
@@ -442,6 +444,7 @@ static int vgpu_vm_pt_map_vma(struct vgpu_vm *vm, struct vgpu_pt_update *up,
  * @map: MAP: the new mapping, preallocated.
  * @prev: UNMAP: mapping for the part left of the range, preallocated.
  * @next: UNMAP: mapping for the part right of the range, preallocated.
+ * @mirror: MAP of a CPU-address mirror: the mirror, created beforehand.
  * @pte_flags: MAP: permissions.
  */
 struct vgpu_vm_op_ctx {
@@ -451,6 +454,7 @@ struct vgpu_vm_op_ctx {
 	struct vgpu_vma *map;
 	struct vgpu_vma *prev;
 	struct vgpu_vma *next;
+	struct vgpu_svm_mirror *mirror;
 	u64 pte_flags;
 };
 
@@ -466,6 +470,15 @@ static int vgpu_vm_step_map(struct drm_gpuva_op *op, void *priv)
 	vma->pte_flags = ctx->pte_flags;
 	INIT_LIST_HEAD(&vma->rebind_link);
 	drm_gpuva_map(&ctx->vm->gpuvm, &vma->base, &op->map);
+	if (ctx->mirror) {
+		/* Mapped on GPU faults, page by page. */
+		vma->mirror = ctx->mirror;
+		ctx->mirror = NULL;
+		mutex_lock(&ctx->vm->pt_lock);
+		vma->mapped = true;
+		mutex_unlock(&ctx->vm->pt_lock);
+		return 0;
+	}
 	drm_gpuva_link(&vma->base, ctx->vm_bo);
 
 	ret = vgpu_vm_pt_map_vma(ctx->vm, ctx->up, vma, true);
@@ -532,6 +545,87 @@ static void vgpu_vm_vma_inherit_locked(struct vgpu_vm *vm, struct vgpu_vma *vma,
 		list_add_tail(&vma->rebind_link, &vm->rebind);
 }
 
+/* @old is split into @prev and @next (either may be NULL). */
+static void vgpu_vm_vma_split_locked(struct vgpu_vm *vm, struct vgpu_vma *old,
+				     struct vgpu_vma *prev,
+				     struct vgpu_vma *next)
+{
+	vgpu_vm_vma_forget_locked(vm, old);
+	if (prev)
+		vgpu_vm_vma_inherit_locked(vm, prev, old);
+	if (next)
+		vgpu_vm_vma_inherit_locked(vm, next, old);
+}
+
+/*
+ * Remove the mirror of @vma: stop watching the CPU, take its pages away,
+ * free the tables of [@start, @start + @range) (in the batch).
+ */
+static void vgpu_vm_mirror_remove(struct vgpu_vm_op_ctx *ctx,
+				  struct vgpu_vma *vma, u64 start, u64 range)
+{
+	struct vgpu_vm *vm = ctx->vm;
+
+	vgpu_svm_mirror_destroy(vma->mirror);
+	vma->mirror = NULL;
+	mutex_lock(&vm->pt_lock);
+	if (vm->root)
+		vgpu_pt_unmap(ctx->up, vm->root, start, range);
+	mutex_unlock(&vm->pt_lock);
+}
+
+/* A new mirror for the part @vma of a cut one; 0 or a negative errno. */
+static int vgpu_vm_mirror_part(struct vgpu_vm *vm, struct vgpu_vma *vma,
+			       struct vgpu_vma *old, struct drm_gpuva_op_map *op)
+{
+	struct vgpu_svm_mirror *m;
+
+	if (!vma)
+		return 0;
+	m = vgpu_svm_mirror_create(vm, op->va.addr, op->va.range,
+				   old->mirror->pte_flags);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	vma->mirror = m;
+	return 0;
+}
+
+/*
+ * An UNMAP cut a mirror: the parts outside the range become mirrors of
+ * their own, empty (the GPU faults their pages in again).
+ */
+static int vgpu_vm_step_remap_mirror(struct vgpu_vm_op_ctx *ctx,
+				     struct drm_gpuva_op *op,
+				     struct vgpu_vma *prev,
+				     struct vgpu_vma *next, u64 start,
+				     u64 range)
+{
+	struct drm_gpuva *old = op->remap.unmap->va;
+	struct vgpu_vma *ovma = to_vgpu_vma(old);
+	struct vgpu_vm *vm = ctx->vm;
+	int ret;
+
+	ret = vgpu_vm_mirror_part(vm, prev, ovma, op->remap.prev);
+	if (!ret)
+		ret = vgpu_vm_mirror_part(vm, next, ovma, op->remap.next);
+	if (ret) {
+		if (prev && prev->mirror)
+			vgpu_svm_mirror_destroy(prev->mirror);
+		/* Not used: the VM_BIND frees them. */
+		ctx->prev = prev;
+		ctx->next = next;
+		return ret;
+	}
+	vgpu_vm_mirror_remove(ctx, ovma, start, range);
+	mutex_lock(&vm->pt_lock);
+	vgpu_vm_vma_split_locked(vm, ovma, prev, next);
+	mutex_unlock(&vm->pt_lock);
+	drm_gpuva_remap(prev ? &prev->base : NULL, next ? &next->base : NULL,
+			&op->remap);
+	kfree(ovma);
+	return 0;
+}
+
 static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 {
 	struct vgpu_vm_op_ctx *ctx = priv;
@@ -555,6 +649,9 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 		return -EINVAL;
 
 	drm_gpuva_op_remap_to_unmap_range(&op->remap, &start, &range);
+	if (ovma->mirror)
+		return vgpu_vm_step_remap_mirror(ctx, op, prev, next, start,
+						 range);
 	drm_gem_object_get(obj);
 	vgpu_vm_paging_lock(vm, bo);
 	mutex_lock(&bo->gpuva_lock);
@@ -562,11 +659,7 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 	/* The surviving parts stay in the page tables as they are. */
 	if (ovma->mapped)
 		vgpu_vm_pt_unmap_va_locked(vm, ctx->up, old, start, range);
-	vgpu_vm_vma_forget_locked(vm, ovma);
-	if (prev)
-		vgpu_vm_vma_inherit_locked(vm, prev, ovma);
-	if (next)
-		vgpu_vm_vma_inherit_locked(vm, next, ovma);
+	vgpu_vm_vma_split_locked(vm, ovma, prev, next);
 	mutex_unlock(&vm->pt_lock);
 
 	drm_gpuva_remap(prev ? &prev->base : NULL, next ? &next->base : NULL,
@@ -592,6 +685,15 @@ static int vgpu_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	struct drm_gem_object *obj = va->gem.obj;
 	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
 
+	if (vma->mirror) {
+		vgpu_vm_mirror_remove(ctx, vma, va->va.addr, va->va.range);
+		mutex_lock(&vm->pt_lock);
+		vgpu_vm_vma_forget_locked(vm, vma);
+		mutex_unlock(&vm->pt_lock);
+		drm_gpuva_unmap(&op->unmap);
+		kfree(vma);
+		return 0;
+	}
 	drm_gem_object_get(obj);
 	vgpu_vm_paging_lock(vm, bo);
 	mutex_lock(&bo->gpuva_lock);
@@ -620,6 +722,8 @@ static void vgpu_vm_free(struct drm_gpuvm *gpuvm)
 		mutex_unlock(&vm->vdev->vms_lock);
 	}
 	vgpu_stream_fini(vm);
+	if (vm->mm)
+		mmdrop(vm->mm);
 	kfree(vm);
 }
 
@@ -632,11 +736,27 @@ static const struct drm_gpuvm_ops vgpu_gpuvm_ops = {
 
 /* -------------------------------------------------------- operations --- */
 
+/* MAP of a CPU-address mirror: nothing to map until the GPU faults. */
+static int vgpu_vm_op_map_mirror(struct vgpu_vm_op_ctx *ctx, u64 va, u64 range)
+{
+	int ret;
+
+	ctx->mirror = vgpu_svm_mirror_create(ctx->vm, va, range,
+					     ctx->pte_flags);
+	if (IS_ERR(ctx->mirror))
+		return PTR_ERR(ctx->mirror);
+	ret = drm_gpuvm_sm_map(&ctx->vm->gpuvm, ctx, va, range, NULL, 0);
+	if (ctx->mirror)
+		vgpu_svm_mirror_destroy(ctx->mirror);
+	return ret;
+}
+
+/* MAP of a BO range, or with @obj NULL of a CPU-address mirror. */
 static int vgpu_vm_op_map(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 			  struct drm_gem_object *obj, u64 bo_offset, u64 va,
 			  u64 range, u32 perms)
 {
-	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
+	struct vgpu_bo *bo = obj ? gem_to_vgpu_bo(obj) : NULL;
 	struct vgpu_vm_op_ctx ctx = {
 		.vm = vm, .up = up, .pte_flags = vgpu_vm_pte_flags(perms),
 	};
@@ -649,6 +769,10 @@ static int vgpu_vm_op_map(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 	ctx.map = kzalloc(sizeof(*ctx.map), GFP_KERNEL);
 	if (!ctx.map)
 		return -ENOMEM;
+	if (!obj) {
+		ret = vgpu_vm_op_map_mirror(&ctx, va, range);
+		goto err_free_vma;
+	}
 
 	/*
 	 * Page-table pages before any lock: growing the pool may make TTM
@@ -759,6 +883,10 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	/* drm_gpuvm holds its own reference to the resv object. */
 	drm_gem_object_put(r_obj);
 	if (!kernel) {
+		/* The process whose memory mirrors reflect. */
+		vm->mm = current->mm;
+		if (vm->mm)
+			mmgrab(vm->mm);
 		mutex_lock(&vdev->vms_lock);
 		list_add_tail(&vm->link, &vdev->vms);
 		mutex_unlock(&vdev->vms_lock);
@@ -1006,18 +1134,37 @@ out:
 
 /* ------------------------------------------------------------- ioctls --- */
 
+/* A MAP of a CPU-address mirror: see &struct drm_vgpu_vm_bind_op. */
+static int vgpu_vm_check_mirror(struct drm_device *drm, struct vgpu_vm *vm,
+				const struct drm_vgpu_vm_bind_op *op)
+{
+	if (VGPU_IOCTL_DBG(drm, !vgpu_svm_modes()))
+		return -EOPNOTSUPP;
+	if (VGPU_IOCTL_DBG(drm, op->handle || op->bo_offset) ||
+	    VGPU_IOCTL_DBG(drm, !(op->flags & DRM_VGPU_VM_BIND_READ) ||
+			   (op->flags & DRM_VGPU_VM_BIND_EXEC)) ||
+	    VGPU_IOCTL_DBG(drm, op->va >= TASK_SIZE ||
+			   op->range > TASK_SIZE - op->va))
+		return -EINVAL;
+	if (VGPU_IOCTL_DBG(drm, !vm->mm || current->mm != vm->mm))
+		return -EPERM;
+	return 0;
+}
+
 static int vgpu_vm_check_op(struct drm_device *drm, struct drm_file *file,
+			    struct vgpu_vm *vm,
 			    const struct drm_vgpu_vm_bind_op *op,
 			    struct drm_gem_object **obj)
 {
 	bool map = op->op == DRM_VGPU_VM_BIND_OP_MAP;
+	u32 perms = op->flags & ~DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR;
 
 	*obj = NULL;
 	if (VGPU_IOCTL_DBG(drm, op->op != DRM_VGPU_VM_BIND_OP_MAP &&
 			   op->op != DRM_VGPU_VM_BIND_OP_UNMAP) ||
 	    VGPU_IOCTL_DBG(drm, op->pad || op->reserved) ||
-	    VGPU_IOCTL_DBG(drm, map && (!op->flags ||
-					(op->flags & ~DRM_VGPU_VM_BIND_PERMS))) ||
+	    VGPU_IOCTL_DBG(drm, map && (!perms ||
+					(perms & ~DRM_VGPU_VM_BIND_PERMS))) ||
 	    VGPU_IOCTL_DBG(drm, !map && (op->flags || op->handle || op->bo_offset)) ||
 	    VGPU_IOCTL_DBG(drm, !op->range) ||
 	    VGPU_IOCTL_DBG(drm, !IS_ALIGNED(op->va | op->range | op->bo_offset,
@@ -1028,6 +1175,8 @@ static int vgpu_vm_check_op(struct drm_device *drm, struct drm_file *file,
 		return -EINVAL;
 	if (!map)
 		return 0;
+	if (op->flags & DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR)
+		return vgpu_vm_check_mirror(drm, vm, op);
 
 	*obj = drm_gem_object_lookup(file, op->handle);
 	if (VGPU_IOCTL_DBG(drm, !*obj))
@@ -1077,7 +1226,7 @@ int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 		goto out_free;
 	}
 	for (i = 0; i < n; i++) {
-		ret = vgpu_vm_check_op(drm, file, &ops[i], &objs[i]);
+		ret = vgpu_vm_check_op(drm, file, vm, &ops[i], &objs[i]);
 		if (ret)
 			goto out_put;
 	}
@@ -1091,7 +1240,8 @@ int vgpu_vm_bind_ioctl(struct drm_device *drm, void *data,
 	for (i = 0; i < n && !ret; i++) {
 		if (ops[i].op == DRM_VGPU_VM_BIND_OP_MAP)
 			ret = vgpu_vm_op_map(vm, &up, objs[i], ops[i].bo_offset,
-					     ops[i].va, ops[i].range, ops[i].flags);
+					     ops[i].va, ops[i].range,
+					     ops[i].flags & DRM_VGPU_VM_BIND_PERMS);
 		else
 			ret = vgpu_vm_op_unmap(vm, &up, ops[i].va, ops[i].range);
 	}

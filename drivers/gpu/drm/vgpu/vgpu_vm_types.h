@@ -21,8 +21,10 @@
 #include "vgpu_stream_types.h"
 
 struct drm_sched_entity;
+struct mm_struct;
 struct vgpu_bo;
 struct vgpu_device;
+struct vgpu_svm_mirror;
 
 /**
  * struct vgpu_vma - one GPU mapping
@@ -33,12 +35,14 @@ struct vgpu_device;
  *	maps it again.
  * @rebind_link: in &vgpu_vm.rebind while not @mapped (protected by
  *	&vgpu_vm.pt_lock).
+ * @mirror: a CPU-address mirror (no BO), or NULL (vgpu_svm.c).
  */
 struct vgpu_vma {
 	struct drm_gpuva base;
 	u64 pte_flags;
 	bool mapped;
 	struct list_head rebind_link;
+	struct vgpu_svm_mirror *mirror;
 };
 
 /**
@@ -62,6 +66,9 @@ struct vgpu_vma {
  * @root: root page table (level 3), allocated with the VM's first mapping
  *	(an open file pins no page table) and kept for the VM's life.
  * @kernel: the kernel's own VM (copy engine): no page-table limit.
+ * @mm: the address space of the process that created a user VM (grabbed,
+ *	not pinned), the only one its CPU-address mirrors reflect; NULL for
+ *	the kernel's VM.
  * @pt_stats: leaves and tables written.
  * @rebind: mappings whose BO moved, to map again before the next job.
  * @age_start: start of the VA range whose ACCESSED bits the recency
@@ -98,6 +105,7 @@ struct vgpu_vm {
 	struct mutex pt_lock;
 	struct vgpu_pt *root;
 	bool kernel;
+	struct mm_struct *mm;
 	struct vgpu_pt_stats pt_stats;
 	struct list_head rebind;
 	u64 age_start;

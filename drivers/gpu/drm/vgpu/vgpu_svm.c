@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Copyright (c) 2026 The vgpu authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include <drm/drm_gpuvm.h>
+#include <drm/vgpu_drm.h>
+
+#include "vgpu_chunk.h"
+#include "vgpu_drv.h"
+#include "vgpu_fault_log.h"
+#include "vgpu_pt.h"
+#include "vgpu_stats.h"
+#include "vgpu_svm.h"
+#include "vgpu_vm.h"
+
+/**
+ * DOC: CPU-address mirrors (SVM)
+ *
+ * A VM_BIND MAP with %DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR and no BO makes a
+ * range of the VM's process address space visible to the GPU at the same
+ * addresses: a &drm_gpuva without a GEM object whose &vgpu_vma.mirror is
+ * a &struct vgpu_svm_mirror.  The VM remembers the process (its &mm_struct,
+ * &vgpu_vm.mm) when it is created; only that process may bind mirrors.
+ *
+ * Nothing is mapped at bind time.  A GPU fault in a mirror (dispatched
+ * from the fault thread, "GPU faults") is resolved here for one block, the
+ * 2 MiB-aligned block of the faulting address cut to the mirror and to the
+ * CPU mapping (VMA) that holds the address:
+ *
+ * 1. hmm_range_fault() on the VM's mm (mmget_not_zero(), mmap read lock)
+ *    faults the block's pages in as a CPU access of the same kind would,
+ *    and returns them.  An address with no VMA, a write to a read-only
+ *    one, or memory HMM cannot hand out (I/O and PFN mappings, such as a
+ *    BO's CPU mapping) makes the fault unresolvable: the VM is banned and
+ *    the queue cancelled, as for any bad access.
+ * 2. The pages are DMA mapped.
+ * 3. Under the mirror's notifier lock, if the notifier's sequence moved
+ *    since step 1 (the CPU's view changed meanwhile), everything is undone
+ *    and tried again (for a second at most: then the fault is
+ *    unresolvable); else the block's old pages are zapped and the new
+ *    ones written as system-memory leaves through the generic walker
+ *    (vgpu_pt_map_dma()), writable only for a write fault.  A read fault
+ *    thus maps read-only even where the CPU could write, and a later GPU
+ *    write faults again (WRITE_DENIED) and takes the pages with a write
+ *    fault, which dirties them for the CPU's writeback as a CPU write
+ *    would.
+ *
+ * Mirrors use 4 KiB and 64 KiB leaves only, never 2 MiB or 1 GiB ones: so
+ * taking part of a mirror away never splits a leaf, and the invalidation
+ * below never allocates.  Nor does anything else under the notifier lock
+ * or the VM's page-table lock, which the invalidation takes and which may
+ * run in reclaim: the fault reserves its page tables (and their
+ * bookkeeping, "page-table pool") and DMA maps the pages before it takes
+ * them, and tells lockdep so when a mirror is created.
+ *
+ * The &mmu_interval_notifier of a mirror is called before the CPU's view
+ * of any part of it changes: munmap, mprotect, fork (which write-protects
+ * the parent's pages for copy-on-write), madvise(MADV_DONTNEED), page
+ * migration, reclaim, process exit.  Under the notifier lock it zaps the
+ * leaves of the range (keeping the tables), invalidates the device TLB
+ * and waits for it, and only then unmaps the pages' DMA; when it returns
+ * the GPU can no longer reach them.  The next GPU access faults and maps
+ * what the CPU has then.  After the process exited, the mm has no users
+ * and every fault in a mirror is unresolvable.
+ *
+ * An UNMAP of a mirror (or the VM's teardown) removes the notifier first,
+ * then zaps and unmaps what is left and frees the tables; an UNMAP that
+ * cuts a mirror makes new, empty mirrors of the parts outside it.
+ *
+ * Only system memory is mirrored (%DRM_VGPU_SVM_MIRROR): Debian's kernel
+ * has no DEVICE_PRIVATE, so process pages cannot migrate into VRAM.  With
+ * it, a block would become the unit of migrate_vma into device-private
+ * pages drawn from the one VRAM pool (vgpu_pool.c), as chunks of pageable
+ * BOs are.
+ *
+ * Lock order: &vgpu_vm.lock (read, the fault; write, VM_BIND), the mm's
+ * mmap lock (hmm_range_fault() only), &vgpu_svm_mirror.lock,
+ * &vgpu_vm.pt_lock.
+ */
+
+/**
+ * vgpu_svm_modes() - what %DRM_VGPU_PARAM_SVM reports
+ *
+ * Return: %DRM_VGPU_SVM_MIRROR.
+ */
+u64 vgpu_svm_modes(void)
+{
+	return DRM_VGPU_SVM_MIRROR;
+}
+
+static struct device *vgpu_svm_dev(struct vgpu_svm_mirror *m)
+{
+	return m->vm->vdev->drm.dev;
+}
+
+/* Pages of @b in [@s, @e) (indices) the page tables map. */
+static bool vgpu_svm_block_mapped(struct vgpu_svm_block *b, unsigned int s,
+				  unsigned int e)
+{
+	return find_next_bit(b->mapped, e, s) < e;
+}
+
+/* Unmap the DMA of the mapped pages [@s, @e) of @b; how many. */
+static unsigned int vgpu_svm_block_release(struct vgpu_svm_mirror *m,
+					   struct vgpu_svm_block *b,
+					   unsigned int s, unsigned int e)
+{
+	unsigned int n = 0;
+
+	for_each_set_bit_from(s, b->mapped, e) {
+		dma_unmap_page(vgpu_svm_dev(m), b->dma[s], PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+		__clear_bit(s, b->mapped);
+		n++;
+	}
+	return n;
+}
+
+#define vgpu_svm_for_each_block(m, start, end, idx, b)			\
+	xa_for_each_range(&(m)->blocks, idx, b,				\
+			  (start) >> VGPU_SVM_BLOCK_SHIFT,		\
+			  ((end) - 1) >> VGPU_SVM_BLOCK_SHIFT)
+
+/* The page indices of [@start, @end) in block @idx. */
+static void vgpu_svm_block_span(unsigned long idx, u64 start, u64 end,
+				unsigned int *s, unsigned int *e)
+{
+	u64 bs = (u64)idx << VGPU_SVM_BLOCK_SHIFT;
+	u64 be = bs + (1ull << VGPU_SVM_BLOCK_SHIFT);
+
+	*s = (max(start, bs) - bs) >> PAGE_SHIFT;
+	*e = (min(end, be) - bs) >> PAGE_SHIFT;
+}
+
+/*
+ * Take [@start, @end) of the mirror away from the GPU: zap the leaves,
+ * flush the TLB and wait for it, then unmap the pages' DMA.
+ *
+ * Context: &vgpu_svm_mirror.lock held; allocates nothing.
+ * Return: the pages taken away.
+ */
+static unsigned int vgpu_svm_zap_locked(struct vgpu_svm_mirror *m, u64 start,
+					u64 end)
+{
+	struct vgpu_vm *vm = m->vm;
+	struct vgpu_svm_block *b;
+	struct vgpu_pt_update up;
+	unsigned int s, e, n = 0;
+	unsigned long idx;
+	bool any = false;
+
+	lockdep_assert_held(&m->lock);
+	vgpu_svm_for_each_block(m, start, end, idx, b) {
+		vgpu_svm_block_span(idx, start, end, &s, &e);
+		any |= vgpu_svm_block_mapped(b, s, e);
+	}
+	if (!any)
+		return 0;
+
+	vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+	mutex_lock(&vm->pt_lock);
+	/* Mirrors hold no leaf above 64 KiB: the ZAP splits nothing. */
+	vgpu_pt_walk(VGPU_PT_OP_ZAP, &up, vm->root, start, end - start, NULL,
+		     0, NULL, NULL);
+	vgpu_vm_pt_commit_locked(vm, &up);
+	mutex_unlock(&vm->pt_lock);
+
+	vgpu_svm_for_each_block(m, start, end, idx, b) {
+		vgpu_svm_block_span(idx, start, end, &s, &e);
+		n += vgpu_svm_block_release(m, b, s, e);
+	}
+	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_PAGES_UNMAPPED, n);
+	return n;
+}
+
+static bool vgpu_svm_invalidate(struct mmu_interval_notifier *mni,
+				const struct mmu_notifier_range *range,
+				unsigned long cur_seq)
+{
+	struct vgpu_svm_mirror *m = container_of(mni, struct vgpu_svm_mirror,
+						 notifier);
+	u64 start = max_t(u64, range->start, m->start);
+	u64 end = min_t(u64, range->end, m->end);
+
+	/* The TLB invalidation sleeps: the OOM reaper must skip us. */
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&m->lock);
+	mmu_interval_set_seq(mni, cur_seq);
+	if (start < end && vgpu_svm_zap_locked(m, start, end))
+		vgpu_stats_add(m->vm->vdev, m->vm, VGPU_STAT_SVM_INVALIDATIONS, 1);
+	mutex_unlock(&m->lock);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops vgpu_svm_notifier_ops = {
+	.invalidate = vgpu_svm_invalidate,
+};
+
+/**
+ * vgpu_svm_mirror_create() - a new mirror, watching the VM's mm
+ * @vm: VM, with an mm
+ * @start: first VA, 4 KiB aligned
+ * @size: bytes, 4 KiB aligned
+ * @pte_flags: what the bind allows, %VGPU_PTE_READ and maybe _WRITE
+ *
+ * Context: &vgpu_vm.lock held for writing; may take the mm's mmap lock.
+ * Return: the mirror, with nothing mapped, or an ERR_PTR().
+ */
+struct vgpu_svm_mirror *vgpu_svm_mirror_create(struct vgpu_vm *vm, u64 start,
+					       u64 size, u64 pte_flags)
+{
+	struct vgpu_svm_mirror *m;
+	int ret;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	m->vm = vm;
+	m->start = start;
+	m->end = start + size;
+	m->pte_flags = pte_flags;
+	mutex_init(&m->lock);
+	xa_init(&m->blocks);
+	/* Tell lockdep that the invalidation takes these in reclaim. */
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		fs_reclaim_acquire(GFP_KERNEL);
+		might_lock(&m->lock);
+		might_lock(&vm->pt_lock);
+		fs_reclaim_release(GFP_KERNEL);
+	}
+	ret = mmu_interval_notifier_insert(&m->notifier, vm->mm, start, size,
+					   &vgpu_svm_notifier_ops);
+	if (ret) {
+		mutex_destroy(&m->lock);
+		kfree(m);
+		return ERR_PTR(ret);
+	}
+	return m;
+}
+
+/**
+ * vgpu_svm_mirror_destroy() - stop mirroring and free the mirror
+ * @m: mirror, whose mapping is being removed
+ *
+ * Removes the notifier (waiting for an invalidation in progress), then
+ * takes what is still mapped away (TLB flushed) and frees the blocks.
+ * The tables stay, for the caller's UNMAP to free.
+ *
+ * Context: &vgpu_vm.lock held for writing.
+ */
+void vgpu_svm_mirror_destroy(struct vgpu_svm_mirror *m)
+{
+	struct vgpu_svm_block *b;
+	unsigned long idx;
+
+	mmu_interval_notifier_remove(&m->notifier);
+	mutex_lock(&m->lock);
+	if (m->vm->root)
+		vgpu_svm_zap_locked(m, m->start, m->end);
+	mutex_unlock(&m->lock);
+	xa_for_each(&m->blocks, idx, b)
+		kfree(b);
+	xa_destroy(&m->blocks);
+	mutex_destroy(&m->lock);
+	kfree(m);
+}
+
+/* The block of @va, created if need be. */
+static struct vgpu_svm_block *vgpu_svm_block_get(struct vgpu_svm_mirror *m,
+						 u64 va)
+{
+	unsigned long idx = va >> VGPU_SVM_BLOCK_SHIFT;
+	struct vgpu_svm_block *b = xa_load(&m->blocks, idx), *old;
+
+	if (b)
+		return b;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return ERR_PTR(-ENOMEM);
+	old = xa_cmpxchg(&m->blocks, idx, NULL, b, GFP_KERNEL);
+	if (old) {
+		kfree(b);
+		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
+	}
+	return b;
+}
+
+static void vgpu_svm_dma_unmap(struct vgpu_svm_mirror *m, dma_addr_t *dma,
+			       unsigned long n)
+{
+	while (n--)
+		dma_unmap_page(vgpu_svm_dev(m), dma[n], PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+}
+
+static int vgpu_svm_dma_map(struct vgpu_svm_mirror *m,
+			    const unsigned long *pfns, dma_addr_t *dma,
+			    unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		dma[i] = dma_map_page(vgpu_svm_dev(m), hmm_pfn_to_page(pfns[i]),
+				      0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(vgpu_svm_dev(m), dma[i])) {
+			vgpu_svm_dma_unmap(m, dma, i);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Fault the pages of [@start, @end) in through HMM into @pfns, with the
+ * notifier's sequence in @seq.  Cuts @start and @end to the VMA of @va.
+ * Retries while the CPU's view keeps changing, until jiffies @timeout.
+ *
+ * Return: 0, or -EFAULT (no VMA at @va, or memory HMM cannot hand out),
+ * -EPERM (a write the VMA does not allow), -ENOMEM, -EBUSY (timed out).
+ */
+static int vgpu_svm_hmm_fault(struct vgpu_svm_mirror *m, struct mm_struct *mm,
+			      u64 va, u64 *start, u64 *end, bool write,
+			      unsigned long *pfns, unsigned long *seq,
+			      unsigned long timeout)
+{
+	struct hmm_range range = {
+		.notifier = &m->notifier,
+		.hmm_pfns = pfns,
+		.default_flags = HMM_PFN_REQ_FAULT |
+				 (write ? HMM_PFN_REQ_WRITE : 0),
+	};
+	struct vm_area_struct *vma;
+	int ret;
+
+	do {
+		if (time_after(jiffies, timeout))
+			return -EBUSY;
+		range.notifier_seq = mmu_interval_read_begin(&m->notifier);
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, va);
+		if (!vma) {
+			mmap_read_unlock(mm);
+			return -EFAULT;
+		}
+		*start = max_t(u64, *start, vma->vm_start);
+		*end = min_t(u64, *end, vma->vm_end);
+		range.start = *start;
+		range.end = *end;
+		ret = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+	} while (ret == -EBUSY);
+	*seq = range.notifier_seq;
+	return ret;
+}
+
+/*
+ * Map the pages [@start, @end) of block @b, @dma their new DMA addresses,
+ * unless the notifier's sequence moved past @seq.  The pages the block
+ * mapped there before are zapped and unmapped.
+ *
+ * Return: 0, or -EAGAIN if the CPU's view changed (nothing was mapped).
+ */
+static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
+			   struct vgpu_pt_update *up, u64 start, u64 end,
+			   const dma_addr_t *dma, u64 pte_flags,
+			   unsigned long seq)
+{
+	struct vgpu_vm *vm = m->vm;
+	unsigned long idx = start >> VGPU_SVM_BLOCK_SHIFT;
+	unsigned int s, e, i;
+
+	vgpu_svm_block_span(idx, start, end, &s, &e);
+	mutex_lock(&m->lock);
+	if (mmu_interval_read_retry(&m->notifier, seq)) {
+		mutex_unlock(&m->lock);
+		return -EAGAIN;
+	}
+	mutex_lock(&vm->pt_lock);
+	if (vgpu_svm_block_mapped(b, s, e))
+		vgpu_pt_walk(VGPU_PT_OP_ZAP, up, vm->root, start, end - start,
+			     NULL, 0, NULL, NULL);
+	vgpu_pt_map_dma(up, vm->root, start, end - start, dma, pte_flags);
+	vgpu_vm_pt_commit_locked(vm, up);
+	mutex_unlock(&vm->pt_lock);
+	/* The TLB no longer holds the old pages: their DMA can go. */
+	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_PAGES_UNMAPPED,
+		       vgpu_svm_block_release(m, b, s, e));
+	for (i = s; i < e; i++) {
+		b->dma[i] = dma[i - s];
+		__set_bit(i, b->mapped);
+	}
+	mutex_unlock(&m->lock);
+	return 0;
+}
+
+/* Resolve a fault at @va in mirror @m; a write fault if @write. */
+static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
+				 bool write, struct vgpu_chunk_fault *f)
+{
+	struct vgpu_vm *vm = m->vm;
+	u64 base = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT);
+	u64 bstart = max(base, m->start);
+	u64 bend = min(base + (1ull << VGPU_SVM_BLOCK_SHIFT), m->end);
+	u64 pte_flags = VGPU_PTE_READ | (write ? VGPU_PTE_WRITE : 0);
+	unsigned long timeout = jiffies +
+				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	struct mm_struct *mm = vm->mm;
+	struct vgpu_svm_block *b;
+	struct vgpu_pt_update up;
+	unsigned long *pfns, seq, n;
+	dma_addr_t *dma;
+	u64 start, end;
+	int ret;
+
+	if (!vm->root || !mmget_not_zero(mm))
+		return -EFAULT;	/* the process is gone */
+	b = vgpu_svm_block_get(m, va);
+	pfns = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*pfns), GFP_KERNEL);
+	dma = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*dma), GFP_KERNEL);
+	ret = IS_ERR(b) ? PTR_ERR(b) : (!pfns || !dma) ? -ENOMEM : 0;
+	vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
+	/* No 2 MiB or 1 GiB leaves: see the DOC. */
+	up.caps &= VGPU_CAPS_PAGE_64K;
+	/* Tables before any lock: reserving may allocate VRAM. */
+	if (!ret)
+		ret = vgpu_vm_pt_reserve(vm, &up, vgpu_pt_pages_for_map(bstart,
+									bend - bstart));
+	while (!ret) {
+		start = bstart;
+		end = bend;
+		/* One deadline for every retry: the CPU may keep changing. */
+		ret = vgpu_svm_hmm_fault(m, mm, va, &start, &end, write, pfns,
+					 &seq, timeout);
+		if (ret)
+			break;
+		n = (end - start) >> PAGE_SHIFT;
+		ret = vgpu_svm_dma_map(m, pfns, dma, n);
+		if (ret)
+			break;
+		ret = vgpu_svm_commit(m, b, &up, start, end, dma,
+				      pte_flags & m->pte_flags, seq);
+		if (ret == -EAGAIN) {
+			vgpu_svm_dma_unmap(m, dma, n);
+			ret = 0;
+			continue;
+		}
+		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_FAULTS, 1);
+		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_PAGES_MAPPED, n);
+		f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
+		f->map_start = start;
+		f->map_end = end;
+		f->writable = write;
+		break;
+	}
+	mutex_lock(&vm->pt_lock);
+	vgpu_pt_release(&up);
+	mutex_unlock(&vm->pt_lock);
+	kfree(dma);
+	kfree(pfns);
+	mmput(mm);
+	return ret;
+}
+
+/**
+ * vgpu_svm_fault() - resolve a GPU fault in a CPU-address mirror
+ * @vm: the faulting VM
+ * @f: the faulting page; the outcome is written back into it
+ * @cb: the fault thread's chunk batch (kicked before sleeping on the
+ *	VM's lock), or NULL
+ *
+ * Context: the fault thread; takes the VM's lock (read), the mm's mmap
+ * lock and the mirror's notifier lock.
+ * Return: -ENOENT if @f->va is in no mirror (it may be pageable memory);
+ * 0 when the access can be replayed; else the fault is unresolvable:
+ * -EACCES (the bind does not allow the access), -EFAULT (a reason no
+ * mapping fixes, no CPU mapping there, or the process is gone), -EPERM (a
+ * write the CPU mapping does not allow), -ENOMEM, -ENOSPC, -EBUSY.
+ */
+int vgpu_svm_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
+		   struct vgpu_chunk_batch *cb)
+{
+	bool write = f->access_mask & BIT(VGPU_ACCESS_WRITE);
+	struct drm_gpuva *gva;
+	struct vgpu_vma *vma;
+	int ret;
+
+	if (!vm->mm)
+		return -ENOENT;
+	vgpu_chunk_lock_vm(vm, cb);
+	gva = drm_gpuva_find_first(&vm->gpuvm, f->va, SZ_4K);
+	vma = gva ? container_of(gva, struct vgpu_vma, base) : NULL;
+	if (!vma || !vma->mirror)
+		ret = -ENOENT;
+	else if (f->reason != VGPU_FAULT_NOT_PRESENT &&
+		 f->reason != VGPU_FAULT_WRITE_DENIED)
+		ret = -EFAULT;
+	else if ((f->access_mask & BIT(VGPU_ACCESS_EXEC)) ||
+		 (write && !(vma->mirror->pte_flags & VGPU_PTE_WRITE)))
+		ret = -EACCES;
+	else
+		ret = vgpu_svm_mirror_fault(vma->mirror, f->va, write, f);
+	up_read(&vm->lock);
+	return ret;
+}

@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * CPU-address mirrors (SVM, DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR): the GPU
+ * on the process's own memory at the same addresses.  GET_PARAM reports
+ * the mode; the GPU writes malloc'd memory the CPU then reads and reads
+ * what the CPU wrote; an anonymous, a file (memfd) and a stack mirror;
+ * munmap, mprotect and fork change what the GPU sees (a GPU access where
+ * the CPU has no mapping, or a write to a read-only one, fails the job
+ * and bans the VM; parent and child keep their own data); a process
+ * exiting with GPU work in flight; 4x VRAM through a mirror, verified by
+ * checksum; and hostile binds.  Every test checks the svm_* counters too.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "vgpu_test.h"
+#include "libvgpu.h"
+#include "vgpu_test_paging.h"
+
+#define MiB	(1ull << 20)
+#define SEC	1000000000ll
+#define PAGE	4096ull
+#define MIRROR	DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR
+
+static uint64_t down(const void *p)
+{
+	return (uintptr_t)p & ~(PAGE - 1);
+}
+
+static uint64_t up(const void *p)
+{
+	return ((uintptr_t)p + PAGE - 1) & ~(PAGE - 1);
+}
+
+static int bind_raw(struct vgpu_dev *dev, uint32_t flags, uint32_t handle,
+		    uint64_t bo_offset, uint64_t va, uint64_t range)
+{
+	struct drm_vgpu_vm_bind_op op = {
+		.op = DRM_VGPU_VM_BIND_OP_MAP, .flags = flags, .handle = handle,
+		.bo_offset = bo_offset, .va = va, .range = range,
+	};
+
+	return vgpu_vm_bind(dev, &op, 1);
+}
+
+/* Mirror the pages holding [p, p + size). */
+static int mirror(struct vgpu_dev *dev, const void *p, uint64_t size,
+		  uint32_t perms)
+{
+	return bind_raw(dev, MIRROR | perms, 0, 0, down(p),
+			up((const char *)p + size) - down(p));
+}
+
+static int unmirror(struct vgpu_dev *dev, const void *p, uint64_t size)
+{
+	return vgpu_vm_unmap(dev, down(p), up((const char *)p + size) - down(p));
+}
+
+static int gpu_fill(struct vgpu_dev *dev, void *p, uint64_t size, uint32_t v)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_fill(&cmd, (uintptr_t)p, size, v);
+	ret = vgpu_run(dev, 0, &cmd, 120 * SEC);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+static int gpu_copy(struct vgpu_dev *dev, const void *src, void *dst,
+		    uint64_t size)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_copy(&cmd, (uintptr_t)src, (uintptr_t)dst, size);
+	ret = vgpu_run(dev, 0, &cmd, 120 * SEC);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+static int gpu_checksum(struct vgpu_dev *dev, const void *src, uint64_t size,
+			uint64_t *sum)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_checksum(&cmd, (uintptr_t)src, size, (uintptr_t)sum);
+	ret = vgpu_run(dev, 0, &cmd, 300 * SEC);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+static uint64_t ctr(struct vgpu_dev *dev, const char *key)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "drm-vgpu-%s", key);
+	return fdinfo_u64(dev->fd, name);
+}
+
+static uint64_t dev_ctr(struct vgpu_dev *dev, const char *name)
+{
+	char path[64], buf[32] = "";
+
+	snprintf(path, sizeof(path), "counters/%s", name);
+	if (vgpu_test_sysfs(dev->fd, path, NULL, buf, sizeof(buf)))
+		return ~0ull;
+	return strtoull(buf, NULL, 0);
+}
+
+static int count_u32(const void *p, uint64_t size, uint32_t v)
+{
+	const uint32_t *w = p;
+	uint64_t i;
+
+	for (i = 0; i < size / 4; i++)
+		if (w[i] != v)
+			return 0;
+	return 1;
+}
+
+static void *anon(uint64_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Two anonymous buffers of @size, both mirrored read-write. */
+static int anon_pair(struct vgpu_dev *dev, uint64_t size, char **a, char **b)
+{
+	*a = anon(size);
+	*b = anon(size);
+	if (!*a || !*b)
+		return -ENOMEM;
+	return mirror(dev, *a, size, VGPU_MAP_RW) ?:
+	       mirror(dev, *b, size, VGPU_MAP_RW);
+}
+
+FIXTURE(svm) {
+	struct vgpu_dev dev;
+};
+
+FIXTURE_SETUP(svm)
+{
+	if (vgpu_open(&self->dev))
+		SKIP(return, "no vgpu render node");
+}
+
+FIXTURE_TEARDOWN(svm)
+{
+	vgpu_close(&self->dev);
+}
+
+TEST_F(svm, param_reports_system_memory_mode)
+{
+	uint64_t v = ~0ull;
+
+	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_SVM, &v));
+	EXPECT_EQ(DRM_VGPU_SVM_MIRROR, v);
+}
+
+/* malloc: the GPU writes, the CPU reads; the CPU writes, the GPU reads. */
+TEST_F(svm, malloc_both_ways)
+{
+	uint64_t size = 1 * MiB;
+	char *a = malloc(size), *b = malloc(size);
+	uint64_t i;
+
+	ASSERT_TRUE(a && b);
+	memset(a, 0, size);
+	for (i = 0; i < size / 8; i++)
+		((uint64_t *)b)[i] = pattern(7, i);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, b, size, VGPU_MAP_RW));
+	EXPECT_EQ(0, ctr(&self->dev, "svm-faults"));
+
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x5a5a5a5a));
+	EXPECT_TRUE(count_u32(a, size, 0x5a5a5a5a));
+	EXPECT_LE(1, ctr(&self->dev, "svm-faults"));
+	EXPECT_LE(size / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+
+	/* b as the CPU wrote it, copied into a by the GPU. */
+	ASSERT_EQ(0, gpu_copy(&self->dev, b, a, size));
+	EXPECT_EQ(0, memcmp(a, b, size));
+	EXPECT_LE(2 * size / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+
+	/* Unbinding gives every page back. */
+	ASSERT_EQ(0, unmirror(&self->dev, a, size));
+	ASSERT_EQ(0, unmirror(&self->dev, b, size));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+	free(a);
+	free(b);
+}
+
+/* A read fault maps read-only; a GPU write then takes the pages writable. */
+TEST_F(svm, read_then_write_upgrades)
+{
+	uint64_t size = 64 * 1024;
+	uint64_t faults;
+	char *a, *b;
+
+	ASSERT_EQ(0, anon_pair(&self->dev, size, &a, &b));
+	memset(a, 0x11, size);
+	ASSERT_EQ(0, gpu_copy(&self->dev, a, b, size));
+	EXPECT_EQ(0, memcmp(a, b, size));
+	faults = ctr(&self->dev, "svm-faults");
+	EXPECT_LE(2, faults);
+	/* a was mapped read-only: the write faults again. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x22222222));
+	EXPECT_TRUE(count_u32(a, size, 0x22222222));
+	EXPECT_LT(faults, ctr(&self->dev, "svm-faults"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/* munmap while bound: the GPU loses the pages; touching them fails. */
+TEST_F(svm, munmap_then_gpu_access_cancels)
+{
+	uint64_t size = 256 * 1024;
+	char *a = anon(size);
+	uint64_t inv;
+
+	ASSERT_TRUE(a != NULL);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 1));
+	EXPECT_TRUE(count_u32(a, size, 1));
+	inv = ctr(&self->dev, "svm-invalidations");
+	ASSERT_EQ(0, munmap(a, size));
+	EXPECT_EQ(inv + 1, ctr(&self->dev, "svm-invalidations"));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+
+	EXPECT_NE(0, gpu_fill(&self->dev, a, size, 2));
+	EXPECT_EQ(1, ctr(&self->dev, "faults-cancelled"));
+	/* Banned, like any VM whose job made a bad access. */
+	EXPECT_EQ(-ECANCELED, mirror(&self->dev, a, size, VGPU_MAP_RW));
+}
+
+/* madvise(DONTNEED) drops the pages: the GPU sees the zeroes the CPU sees. */
+TEST_F(svm, madvise_dontneed_invalidates)
+{
+	uint64_t size = 128 * 1024;
+	uint64_t inv;
+	char *a, *b;
+
+	ASSERT_EQ(0, anon_pair(&self->dev, size, &a, &b));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x33333333));
+	inv = ctr(&self->dev, "svm-invalidations");
+	ASSERT_EQ(0, madvise(a, size, MADV_DONTNEED));
+	EXPECT_EQ(inv + 1, ctr(&self->dev, "svm-invalidations"));
+	EXPECT_TRUE(count_u32(a, size, 0));
+	memset(b, 0xff, size);
+	ASSERT_EQ(0, gpu_copy(&self->dev, a, b, size));
+	EXPECT_TRUE(count_u32(b, size, 0));
+}
+
+/* mprotect read-only: GPU reads still work, a GPU write fails the job. */
+TEST_F(svm, mprotect_readonly_write_faults)
+{
+	uint64_t size = 64 * 1024;
+	uint64_t inv;
+	char *a, *b;
+
+	ASSERT_EQ(0, anon_pair(&self->dev, size, &a, &b));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x44444444));
+	inv = ctr(&self->dev, "svm-invalidations");
+	ASSERT_EQ(0, mprotect(a, size, PROT_READ));
+	EXPECT_EQ(inv + 1, ctr(&self->dev, "svm-invalidations"));
+	ASSERT_EQ(0, gpu_copy(&self->dev, a, b, size));
+	EXPECT_TRUE(count_u32(b, size, 0x44444444));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+
+	EXPECT_NE(0, gpu_fill(&self->dev, a, size, 0x55555555));
+	EXPECT_TRUE(count_u32(a, size, 0x44444444));
+	EXPECT_EQ(1, ctr(&self->dev, "faults-cancelled"));
+}
+
+/* A bind without WRITE: a GPU write fails even where the CPU may write. */
+TEST_F(svm, readonly_bind_write_faults)
+{
+	uint64_t size = 16 * 1024;
+	char *a = anon(size);
+
+	ASSERT_TRUE(a != NULL);
+	memset(a, 0x66, size);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_R));
+	EXPECT_NE(0, gpu_fill(&self->dev, a, size, 0));
+	EXPECT_TRUE(count_u32(a, size, 0x66666666));
+	EXPECT_EQ(1, ctr(&self->dev, "faults-cancelled"));
+	EXPECT_EQ(0, ctr(&self->dev, "svm-faults"));
+}
+
+/* fork: copy-on-write keeps the parent's and the child's data apart. */
+TEST_F(svm, fork_keeps_data_apart)
+{
+	uint64_t size = 64 * 1024;
+	uint32_t *a = anon(size);
+	uint64_t inv;
+	int go[2], status;
+	pid_t pid;
+
+	ASSERT_TRUE(a != NULL);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0xaaaaaaaa));
+	inv = ctr(&self->dev, "svm-invalidations");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(10);
+		/* The parent's GPU write after fork is not ours. */
+		if (!count_u32(a, size, 0xaaaaaaaa))
+			_exit(11);
+		memset(a, 0xcc, size);
+		_exit(count_u32(a, size, 0xcccccccc) ? 0 : 12);
+	}
+	close(go[0]);
+	/* fork write-protected the parent's pages: the GPU lost them. */
+	EXPECT_EQ(inv + 1, ctr(&self->dev, "svm-invalidations"));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0xbbbbbbbb));
+	EXPECT_TRUE(count_u32(a, size, 0xbbbbbbbb));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_TRUE(count_u32(a, size, 0xbbbbbbbb));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+	close(go[1]);
+}
+
+/* A shared file mapping (memfd): the GPU's writes reach the file. */
+TEST_F(svm, memfd_shared_mapping)
+{
+	uint64_t size = 256 * 1024;
+	uint32_t *copy = anon(size), *back = anon(size);
+	int fd = memfd_create("vgpu-svm", 0);
+	uint32_t *f;
+	uint64_t i;
+
+	ASSERT_LE(0, fd);
+	ASSERT_TRUE(copy && back);
+	ASSERT_EQ(0, ftruncate(fd, size));
+	f = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, f);
+	for (i = 0; i < size / 4; i++)
+		f[i] = (uint32_t)pattern(3, i);
+	ASSERT_EQ(0, mirror(&self->dev, f, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, copy, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_copy(&self->dev, f, copy, size));
+	EXPECT_EQ(0, memcmp(f, copy, size));
+
+	ASSERT_EQ(0, gpu_fill(&self->dev, f, size, 0x77777777));
+	ASSERT_EQ((ssize_t)size, pread(fd, back, size, 0));
+	EXPECT_TRUE(count_u32(back, size, 0x77777777));
+	EXPECT_LE(3 * size / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+	ASSERT_EQ(0, unmirror(&self->dev, f, size));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+	munmap(f, size);
+	close(fd);
+}
+
+/* The stack: a local array, written by the GPU. */
+TEST_F(svm, stack)
+{
+	uint32_t buf[8192] __attribute__((aligned(4096)));
+	uint64_t mapped = ctr(&self->dev, "svm-pages-mapped");
+
+	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(0, mirror(&self->dev, buf, sizeof(buf), VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_fill(&self->dev, buf, sizeof(buf), 0x99999999));
+	EXPECT_TRUE(count_u32(buf, sizeof(buf), 0x99999999));
+	EXPECT_LE(mapped + sizeof(buf) / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+	ASSERT_EQ(0, unmirror(&self->dev, buf, sizeof(buf)));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+}
+
+/* An UNMAP cutting a mirror leaves mirrors of the parts outside it. */
+TEST_F(svm, partial_unmap_keeps_the_rest)
+{
+	uint64_t size = 64 * 1024;
+	char *a = anon(size);
+
+	ASSERT_TRUE(a != NULL);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 5));
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, (uintptr_t)a + 16 * 1024, 16 * 1024));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, 16 * 1024, 6));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a + 32 * 1024, 32 * 1024, 7));
+	EXPECT_TRUE(count_u32(a, 16 * 1024, 6));
+	EXPECT_TRUE(count_u32(a + 16 * 1024, 16 * 1024, 5));
+	EXPECT_TRUE(count_u32(a + 32 * 1024, 32 * 1024, 7));
+	/* The hole is no longer mirrored. */
+	EXPECT_EQ(0, bind_raw(&self->dev, MIRROR | VGPU_MAP_RW, 0, 0,
+			      (uintptr_t)a + 16 * 1024, 16 * 1024));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, (uintptr_t)a, size));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+}
+
+/* A BO's CPU mapping inside a mirror is no process memory HMM hands out. */
+TEST_F(svm, bo_mapping_in_mirror_faults)
+{
+	uint64_t size = 64 * 1024;
+	uint32_t bo;
+	void *p;
+
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, size, VGPU_PLACE_SYSTEM, 0, &bo));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, bo, size, &p));
+	memset(p, 0x5c, size);
+	ASSERT_EQ(0, mirror(&self->dev, p, size, VGPU_MAP_RW));
+	EXPECT_NE(0, gpu_fill(&self->dev, p, size, 0));
+	EXPECT_TRUE(count_u32(p, size, 0x5c5c5c5c));
+	EXPECT_EQ(1, ctr(&self->dev, "faults-cancelled"));
+	EXPECT_EQ(0, ctr(&self->dev, "svm-pages-mapped"));
+	vgpu_bo_unmap(p, size);
+}
+
+struct toggler {
+	void *p;
+	uint64_t size;
+	volatile int stop;
+	unsigned int rounds;
+};
+
+/* Flip the protection of t->p back and forth: each flip invalidates. */
+static void *toggle(void *arg)
+{
+	struct toggler *t = arg;
+
+	while (!t->stop) {
+		if (mprotect(t->p, t->size, PROT_READ) ||
+		    mprotect(t->p, t->size, PROT_READ | PROT_WRITE))
+			break;
+		t->rounds++;
+		usleep(500);
+	}
+	return NULL;
+}
+
+/*
+ * Invalidations racing GPU faults: while a CPU thread keeps changing the
+ * protection of the source (each change takes its pages from the GPU),
+ * the GPU copies it again and again; every copy is right.
+ */
+TEST_F_TIMEOUT(svm, invalidations_racing_faults, 300)
+{
+	uint64_t size = 4 * MiB, i, inv;
+	struct toggler t = { .size = size };
+	uint64_t *src = anon(size), *dst = anon(size);
+	pthread_t th;
+	int n;
+
+	ASSERT_TRUE(src && dst);
+	for (i = 0; i < size / 8; i++)
+		src[i] = pattern(5, i);
+	ASSERT_EQ(0, mirror(&self->dev, src, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, dst, size, VGPU_MAP_RW));
+	inv = ctr(&self->dev, "svm-invalidations");
+	t.p = src;
+	ASSERT_EQ(0, pthread_create(&th, NULL, toggle, &t));
+	for (n = 0; n < 20; n++) {
+		memset(dst, 0, size);
+		ASSERT_EQ(0, gpu_copy(&self->dev, src, dst, size)) TH_LOG("copy %d", n);
+		ASSERT_EQ(0, memcmp(src, dst, size)) TH_LOG("copy %d", n);
+	}
+	t.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_LT(0, t.rounds);
+	/* A change counts when the GPU had pages there: at most two a round. */
+	EXPECT_LT(inv, ctr(&self->dev, "svm-invalidations"));
+	EXPECT_GE(inv + 2 * t.rounds, ctr(&self->dev, "svm-invalidations"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+TEST_F(svm, hostile_binds)
+{
+	uint64_t size = 64 * 1024;
+	char *a = anon(2 * size);
+	uint64_t va = (uintptr_t)a;
+	static const struct {
+		const char *what;
+		uint32_t flags, handle;
+		uint64_t bo_offset, va_off, range;
+		int err;
+	} cases[] = {
+		{ "unknown flag", MIRROR | VGPU_MAP_RW | (1u << 4), 0, 0, 0, 4096, EINVAL },
+		{ "no permission", MIRROR, 0, 0, 0, 4096, EINVAL },
+		{ "write only", MIRROR | VGPU_MAP_W, 0, 0, 0, 4096, EINVAL },
+		{ "exec", MIRROR | VGPU_MAP_R | VGPU_MAP_X, 0, 0, 0, 4096, EINVAL },
+		{ "a BO handle", MIRROR | VGPU_MAP_RW, 1, 0, 0, 4096, EINVAL },
+		{ "a BO offset", MIRROR | VGPU_MAP_RW, 0, 4096, 0, 4096, EINVAL },
+		{ "unaligned va", MIRROR | VGPU_MAP_RW, 0, 0, 8, 4096, EINVAL },
+		{ "unaligned range", MIRROR | VGPU_MAP_RW, 0, 0, 0, 4095, EINVAL },
+		{ "empty", MIRROR | VGPU_MAP_RW, 0, 0, 0, 0, EINVAL },
+		{ "overflowing", MIRROR | VGPU_MAP_RW, 0, 0, 0, -4096ull, EINVAL },
+	};
+	unsigned int i;
+	uint32_t bo;
+	int status;
+	pid_t pid;
+
+	ASSERT_TRUE(a != NULL);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_EQ(-cases[i].err,
+			  bind_raw(&self->dev, cases[i].flags, cases[i].handle,
+				   cases[i].bo_offset, va + cases[i].va_off,
+				   cases[i].range)) TH_LOG("case %u", i);
+	/* Past the CPU's address space, and in the GPU's kernel range. */
+	EXPECT_EQ(-EINVAL, bind_raw(&self->dev, MIRROR | VGPU_MAP_R, 0, 0,
+				    1ull << 47, 4096));
+	EXPECT_EQ(-EINVAL, bind_raw(&self->dev, MIRROR | VGPU_MAP_R, 0, 0,
+				    (1ull << 47) - 4096, 8192));
+	EXPECT_EQ(-EINVAL, bind_raw(&self->dev, MIRROR | VGPU_MAP_R, 0, 0,
+				    (1ull << 48) - 4096, 4096));
+	EXPECT_EQ(-EINVAL, bind_raw(&self->dev, MIRROR | VGPU_MAP_R, 0, 0, 0, 4096));
+
+	/* Overlaps: a BO mapping, another mirror. */
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, size, VGPU_PLACE_SYSTEM, 0, &bo));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, bo, 0, va, size, VGPU_MAP_RW));
+	EXPECT_EQ(-EEXIST, bind_raw(&self->dev, MIRROR | VGPU_MAP_RW, 0, 0,
+				    va + size - 4096, 8192));
+	ASSERT_EQ(0, bind_raw(&self->dev, MIRROR | VGPU_MAP_RW, 0, 0, va + size, size));
+	EXPECT_EQ(-EEXIST, bind_raw(&self->dev, MIRROR | VGPU_MAP_RW, 0, 0,
+				    va + size, 4096));
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, va, 2 * size));
+
+	/* Another process, with the file passed to it: not its VM's memory. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(bind_raw(&self->dev, MIRROR | VGPU_MAP_RW, 0, 0, va, size) ==
+		      -EPERM ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, ctr(&self->dev, "svm-faults"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * A process exits while its GPU job still works on a mirror: the job
+ * fills the memory, then WAITs on a mirrored word nobody writes.  Exit
+ * takes the pages away from the GPU (the WAIT's next read faults, with
+ * the process gone, and is cancelled), and every page mapped is unmapped.
+ */
+TEST_F_TIMEOUT(svm, exit_with_work_in_flight, 120)
+{
+	uint64_t size = 8 * MiB, mapped0, unmapped0, cancelled0, inv0;
+	uint64_t mapped = 0, unmapped = 0, cancelled = 0;
+	int status, i;
+	pid_t pid;
+
+	mapped0 = dev_ctr(&self->dev, "svm_pages_mapped");
+	unmapped0 = dev_ctr(&self->dev, "svm_pages_unmapped");
+	cancelled0 = dev_ctr(&self->dev, "faults_cancelled");
+	inv0 = dev_ctr(&self->dev, "svm_invalidations");
+	ASSERT_NE(~0ull, mapped0);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct vgpu_dev dev;
+		struct vgpu_cmd cmd;
+		uint64_t *a = anon(size + PAGE);
+
+		if (!a || vgpu_open(&dev) ||
+		    mirror(&dev, a, size + PAGE, VGPU_MAP_RW))
+			_exit(1);
+		vgpu_cmd_init(&cmd);
+		vgpu_cmd_fill(&cmd, (uintptr_t)a, size, 0x12345678);
+		/* The page past the fill stays 0. */
+		vgpu_cmd_wait(&cmd, (uintptr_t)a + size, 1);
+		if (vgpu_submit(&dev, 0, &cmd, NULL, 0, 0))
+			_exit(2);
+		/* Wait until the fill is done and the job is WAITING. */
+		for (i = 0; i < 1000 && a[size / 8 - 1] != 0x1234567812345678ull; i++)
+			usleep(10 * 1000);
+		_exit(i < 1000 ? 0 : 3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	for (i = 0; i < 300; i++) {
+		mapped = dev_ctr(&self->dev, "svm_pages_mapped") - mapped0;
+		unmapped = dev_ctr(&self->dev, "svm_pages_unmapped") - unmapped0;
+		cancelled = dev_ctr(&self->dev, "faults_cancelled") - cancelled0;
+		if (mapped == unmapped && cancelled)
+			break;
+		usleep(100 * 1000);
+	}
+	EXPECT_LE(size / PAGE, mapped);
+	EXPECT_EQ(mapped, unmapped);
+	EXPECT_EQ(1, cancelled);
+	EXPECT_EQ(inv0 + 1, dev_ctr(&self->dev, "svm_invalidations"));
+}
+
+/* Four times VRAM of process memory, through one mirror. */
+TEST_F_TIMEOUT(svm, four_times_vram_checksum, 600)
+{
+	uint64_t vram, size, i, *sum = anon(PAGE), *p;
+
+	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_VRAM_SIZE, &vram));
+	size = 4 * vram;
+	p = anon(size);
+	ASSERT_TRUE(p && sum);
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(11, i);
+	ASSERT_EQ(0, mirror(&self->dev, p, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, sum, PAGE, VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	EXPECT_EQ(vgpu_fnv1a64(p, size), *sum);
+	EXPECT_LE(size / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+
+	/* And written by the GPU, all of it, read back by the CPU. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, p, size, 0x0f0f0f0f));
+	EXPECT_TRUE(count_u32(p, size, 0x0f0f0f0f));
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, (uintptr_t)p, size));
+	ASSERT_EQ(0, unmirror(&self->dev, sum, PAGE));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+	munmap(p, size);
+}
+
+TEST_HARNESS_MAIN
