@@ -174,7 +174,8 @@ static void vgpu_chunk_state_no_lost_write(struct kunit *test)
 		if (s == S(DUP) && p.next == S(VRAM))
 			KUNIT_EXPECT_TRUE(test, d & DO(ZAP_CPU));
 		/* Only READ_MOSTLY duplicates, and only for a read. */
-		if ((p.next == S(DUP) || p.next == S(COPYING_DUP)) && s != p.next) {
+		if ((p.next == S(DUP) || p.next == S(COPYING_DUP)) && s != p.next &&
+		    !copying(s)) {
 			KUNIT_EXPECT_TRUE(test, in & IN(READ_MOSTLY));
 			KUNIT_EXPECT_TRUE(test, e == EV(GPU_READ) || e == EV(PREFETCH) ||
 					  e == EV(CPU_READ));
