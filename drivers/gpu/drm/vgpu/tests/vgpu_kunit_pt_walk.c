@@ -47,6 +47,28 @@ void vgpu_pt_pool_unreserve(struct vgpu_device *vdev, unsigned int n)
 {
 }
 
+static int pt_shadows_live;
+
+/* The bookkeeping of a table: allocated here, the pool's comes reserved. */
+struct vgpu_pt *vgpu_pt_pool_shadow_get(struct vgpu_device *vdev, bool dir)
+{
+	struct vgpu_pt *pt = kzalloc(sizeof(*pt), GFP_KERNEL | __GFP_NOFAIL);
+
+	if (dir)
+		pt->children = kcalloc(VGPU_PT_ENTRIES, sizeof(*pt->children),
+				       GFP_KERNEL | __GFP_NOFAIL);
+	INIT_LIST_HEAD(&pt->free_link);
+	pt_shadows_live++;
+	return pt;
+}
+
+void vgpu_pt_pool_shadow_put(struct vgpu_device *vdev, struct vgpu_pt *pt)
+{
+	kfree(pt->children);
+	kfree(pt);
+	pt_shadows_live--;
+}
+
 static unsigned int pt_xchgs;
 static u64 pt_xchg_late;	/* the device ORs these in before the next exchange */
 
@@ -105,6 +127,7 @@ static int walk_init(struct kunit *test)
 	t->leaf = kunit_kcalloc(test, MAX_LEAVES, sizeof(*t->leaf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->leaf);
 	pt_pages_live = 0;
+	pt_shadows_live = 0;
 	pt_xchgs = 0;
 	pt_xchg_late = 0;
 	walk_begin(t, CAPS_ALL, 1);
@@ -120,6 +143,7 @@ static void walk_exit(struct kunit *test)
 
 	vgpu_pt_free_tree(NULL, t->root);
 	KUNIT_EXPECT_EQ(test, pt_pages_live, 0);
+	KUNIT_EXPECT_EQ(test, pt_shadows_live, 0);
 }
 
 static void walk_record(void *arg, unsigned int level, u64 va, u64 pte,
