@@ -138,3 +138,26 @@ int vgpu_vm_unmap(struct vgpu_dev *dev, uint64_t va, uint64_t range)
 {
 	return vgpu_vm_unmap_in(dev, 0, va, range);
 }
+
+uint64_t vgpu_svm_mode(struct vgpu_dev *dev)
+{
+	uint64_t mode = 0;
+
+	if (vgpu_get_param(dev, DRM_VGPU_PARAM_SVM, &mode))
+		return 0;
+	return mode;
+}
+
+int vgpu_vm_mirror(struct vgpu_dev *dev, const void *addr, uint64_t size,
+		   uint32_t perms)
+{
+	struct drm_vgpu_vm_bind_op op = {
+		.op = DRM_VGPU_VM_BIND_OP_MAP,
+		.flags = perms | DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR,
+		.va = (uintptr_t)addr, .range = size,
+	};
+
+	if (!(vgpu_svm_mode(dev) & DRM_VGPU_SVM_MIRROR))
+		return -EOPNOTSUPP;
+	return vgpu_vm_bind(dev, &op, 1);
+}

@@ -200,6 +200,32 @@ int vgpu_vm_map(struct vgpu_dev *dev, uint32_t handle, uint64_t bo_offset,
 /** vgpu_vm_unmap() - unmap [@va, @va + @range). */
 int vgpu_vm_unmap(struct vgpu_dev *dev, uint64_t va, uint64_t range);
 
+/**
+ * vgpu_vm_mirror() - let the GPU use the caller's own memory in place
+ * @dev: device
+ * @addr: start, 4 KiB aligned: the GPU VA is the CPU address
+ * @size: bytes, a multiple of 4 KiB
+ * @perms: %VGPU_MAP_R, optionally with %VGPU_MAP_W
+ *
+ * A CPU-address mirror (SVM, %DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR): malloc'd,
+ * mmap'd or stack memory in [@addr, @addr + @size) is reached by the GPU
+ * at the same address, faulted in page by page and kept coherent with the
+ * CPU's page tables (svm.rst).  vgpu_vm_unmap() ends it.
+ *
+ * Return: 0; -EOPNOTSUPP when the kernel cannot mirror (vgpu_svm_mode()
+ * is 0), or the errno of VM_BIND.
+ */
+int vgpu_vm_mirror(struct vgpu_dev *dev, const void *addr, uint64_t size,
+		   uint32_t perms);
+
+/**
+ * vgpu_svm_mode() - what the kernel offers for mirrored memory
+ * @dev: device
+ *
+ * Return: %DRM_VGPU_PARAM_SVM: 0, or a mask of ``DRM_VGPU_SVM_*``.
+ */
+uint64_t vgpu_svm_mode(struct vgpu_dev *dev);
+
 /*
  * More VMs per file.  The functions above act on the file's default VM,
  * id 0; the ``_in`` variants take the VM's id.
