@@ -92,9 +92,11 @@ struct kv {
 	int numeric;
 };
 
+#define FDINFO_MAX_KEYS	256
+
 struct fdinfo {
 	int n;
-	struct kv kv[128];
+	struct kv kv[FDINFO_MAX_KEYS];
 };
 
 static inline int fdinfo_read(int fd, struct fdinfo *fi)
@@ -107,13 +109,18 @@ static inline int fdinfo_read(int fd, struct fdinfo *fi)
 	if (!f)
 		return -errno;
 	fi->n = 0;
-	while (fgets(line, sizeof(line), f) && fi->n < 128) {
+	while (fgets(line, sizeof(line), f)) {
 		struct kv *kv = &fi->kv[fi->n];
 		char *colon = strchr(line, ':'), *v, *end;
 
 		line[strcspn(line, "\n")] = '\0';
 		if (!colon || strncmp(line, "drm-", 4))
 			continue;
+		/* More keys than we can hold: say so, never drop them. */
+		if (fi->n == FDINFO_MAX_KEYS) {
+			fclose(f);
+			return -E2BIG;
+		}
 		*colon = '\0';
 		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
 			;
