@@ -147,9 +147,11 @@ say "   recency: $(ctr access_bits_sampled) units found used by their ACCESSED b
 
 # ---- 5c. what applications use: managed memory, a caching allocator ---------
 say
-say "== 5c. For applications: one pointer on CPU and GPU, and a caching allocator"
+say "== 5c. For applications: one pointer on CPU and GPU, malloc'd memory on the GPU, and a caching allocator"
 run_or_die /tmp/vecadd.txt "the managed-memory example" vgpu-example-vecadd
 indent < /tmp/vecadd.txt
+run_or_die /tmp/svm.txt "the SVM example" vgpu-example-svm
+indent < /tmp/svm.txt
 bench_quick alloc "the allocator benchmark"
 awk -F, '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
