@@ -760,7 +760,8 @@ static uint64_t scan_polluted(struct __test_metadata *_metadata, struct vgpu_dev
 	return pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram;
 }
 
-TEST_F(pageable, lru2_resists_scans)
+/* Two policies over 4.5x of VRAM: slow under KASAN and lockdep. */
+TEST_F_TIMEOUT(pageable, lru2_resists_scans, 300)
 {
 	uint64_t lru, lru2;
 

@@ -447,7 +447,8 @@ static void abits_chunks_both(struct __test_metadata *_metadata,
 	abits_chunks(_metadata, self, policy, false);
 }
 
-TEST_F(pool, accessed_bits_rank_chunks)
+/* Under KASAN and lockdep, with 256 MiB of VRAM, well over 30 s. */
+TEST_F_TIMEOUT(pool, accessed_bits_rank_chunks, 600)
 {
 	each_policy(_metadata, self, abits_chunks_both);
 }
@@ -513,7 +514,8 @@ static void abits_bos_both(struct __test_metadata *_metadata,
 	abits_bos(_metadata, self, policy, false);
 }
 
-TEST_F(pool, accessed_bits_rank_bos)
+/* Under KASAN and lockdep, with 256 MiB of VRAM, well over 30 s. */
+TEST_F_TIMEOUT(pool, accessed_bits_rank_bos, 600)
 {
 	each_policy(_metadata, self, abits_bos_both);
 }

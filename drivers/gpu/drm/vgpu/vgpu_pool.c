@@ -40,8 +40,10 @@
  *   touches, in the current epoch, every resident unit whose counters grew
  *   (vgpu_pool_read_ctr(); a BO smaller than the counter granule shares
  *   its counter with its neighbours);
- * - **ACCESSED bits**: in the same pass, every resident unit's leaves are
- *   tested and cleared in every VM that maps it (the unit's ``age``
+ * - **ACCESSED bits**: in the same pass, the leaves of every resident unit
+ *   the counters cannot tell apart (one smaller than a counter granule,
+ *   or any while the counters are off) are tested and cleared in every VM
+ *   that maps it (the unit's ``age``
  *   operation, vgpu_vm_bo_age() for both kinds), a unit with one set is
  *   touched, and each VM's TLB is flushed once for the leaves cleared
  *   (vgpu_vm_age_flush()), so that the next use sets the bit again;
@@ -259,8 +261,9 @@ void vgpu_pool_touch(struct vgpu_pool *pool, struct vgpu_pool_unit *u)
  *
  * Once per batch: reads each device access counter once and hands every
  * resident unit its total, and tests and clears the ACCESSED bits of the
- * leaves that map each resident unit (&vgpu_pool_unit_ops.age), then
- * flushes each VM's TLB for the leaves cleared, once.  Units the device
+ * leaves that map each resident unit the counters cannot tell apart
+ * (&vgpu_pool_unit_ops.age), then flushes each VM's TLB for the leaves
+ * cleared, once.  Units the device
  * used since the previous pass, by either source, are touched in the
  * current epoch.  Called when the batch first needs a victim, and before
  * an ordinary BO joins the pool, so that the newcomer is not compared
@@ -277,6 +280,7 @@ void vgpu_pool_sample_locked(struct vgpu_pool *pool)
 		   (vdev->caps & VGPU_CAPS_ACCESS_COUNTERS);
 	bool abits = READ_ONCE(vgpu_recency_accessed) &&
 		     (vdev->caps & VGPU_CAPS_AD_BITS);
+	u64 granule = 1ull << pool->ctr_shift;
 	struct vgpu_pool_unit *u;
 	u64 i, found = 0;
 
@@ -296,7 +300,11 @@ void vgpu_pool_sample_locked(struct vgpu_pool *pool)
 		bool used = ctr && vgpu_evict_lru_sample_counter(&pool->lru, &u->ev,
 								 u->ops->read_ctr(u));
 
-		if (abits && u->ops->age(u)) {
+		/*
+		 * The bits only where the counters cannot tell: a unit
+		 * smaller than a counter granule shares it with others.
+		 */
+		if (abits && (!ctr || u->size < granule) && u->ops->age(u)) {
 			vgpu_evict_lru_touch(&pool->lru, &u->ev);
 			used = true;
 			found++;
