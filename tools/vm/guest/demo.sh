@@ -141,9 +141,8 @@ awk -F, '
 		$col["bytes_moved"] / 1048576, $col["vram_hit_ratio"] }' /out/mixed.csv
 say "   pool counters: $(ctr pool_evictions_bo) BO and $(ctr pool_evictions_chunk) chunk evictions," \
     "$(ctr pool_make_room) victim searches, $(ctr pool_no_victim) without a victim"
-say "   recency: $(ctr access_bits_sampled) units found used by their ACCESSED bits;" \
-    "$(ctr copy_jobs) copy jobs moved it all (a fault batch's copies, its victims' copies back" \
-    "included, are one job)"
+say "   $(ctr copy_jobs) copy jobs moved it all: a fault batch's copies, its victims' copies back" \
+    "included, are one job"
 
 # ---- 5c. what applications use: managed memory, a caching allocator ---------
 say
