@@ -13,9 +13,9 @@ for d in /sys/class/drm/renderD*; do
 	[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = vgpu ] && node=$d && break
 done
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 if [ -z "$node" ]; then
-	for i in 1 2 3 4 5 6 7 8 9; do tap_skip observe "no vgpu device"; done
+	for i in 1 2 3 4 5 6 7 8 9 10; do tap_skip observe "no vgpu device"; done
 	exit 0
 fi
 sys=$node/device
@@ -45,6 +45,8 @@ t "observe.fdinfo_shows_the_process" "[ \$(fdinfo_total $pid) -ge $quarter ]"
 t "observe.smi_lists_the_process" "vgpu-smi | grep -q ' vgpu-hold '"
 t "observe.smi_device_filter" "vgpu-smi -P -d $(basename "$node") | grep -q '^GPU 0 '"
 wait $pid
+# The device's modeled time (the cost model), in sysfs and in vgpu-smi.
+t "observe.smi_shows_modeled_time" "[ \$(cat $sys/counters/modeled_ns) -gt 0 ] && vgpu-smi -P | grep -q '^  GPU time .* modeled, of it .* stalled on faults'"
 
 t "observe.smi_loop_count" "[ \$(vgpu-smi -P -l 0.2 -n 3 | grep -c '^vgpu-smi ') = 3 ]"
 vgpu-smi -P -l 1 > /dev/null &

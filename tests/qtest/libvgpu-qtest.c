@@ -472,9 +472,9 @@ void st_wait(GArray *s, uint64_t addr, uint64_t value)
     st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
-void st_timestamp(GArray *s, uint64_t dst)
+void st_timestamp(GArray *s, uint32_t flags, uint64_t dst)
 {
-    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_TIMESTAMP, 0,
+    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_TIMESTAMP, flags,
                                       VGPU_TIMESTAMP_LEN),
                       LO(dst), HI(dst) };
 
@@ -560,9 +560,9 @@ void cmd_wait(VGPUTest *t, int q, uint64_t addr, uint64_t value)
     RING_CMD(t, q, st_wait(s_, addr, value));
 }
 
-void cmd_timestamp(VGPUTest *t, int q, uint64_t dst)
+void cmd_timestamp(VGPUTest *t, int q, uint32_t flags, uint64_t dst)
 {
-    RING_CMD(t, q, st_timestamp(s_, dst));
+    RING_CMD(t, q, st_timestamp(s_, flags, dst));
 }
 
 void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
@@ -586,7 +586,14 @@ void cmd_call(VGPUTest *t, int q, uint64_t va, uint32_t ndw)
 
 bool wait_for(VGPUTest *t, WaitCond cond, int q, uint64_t arg)
 {
-    gint64 end = g_get_monotonic_time() + WAIT_TIMEOUT_US;
+    return wait_for_ms(t, cond, q, arg, WAIT_TIMEOUT_US / 1000);
+}
+
+/* wait_for() for at most @ms milliseconds. */
+bool wait_for_ms(VGPUTest *t, WaitCond cond, int q, uint64_t arg,
+                 unsigned ms)
+{
+    gint64 end = g_get_monotonic_time() + ms * 1000ll;
 
     while (!cond(t, q, arg)) {
         if (g_get_monotonic_time() > end) {

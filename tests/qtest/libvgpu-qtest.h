@@ -159,7 +159,7 @@ void st_write(GArray *s, uint64_t dst, const uint32_t *data, uint32_t n);
 void st_write1(GArray *s, uint64_t dst, uint32_t val);
 void st_fence(GArray *s, uint32_t flags, uint64_t dst, uint64_t seqno);
 void st_wait(GArray *s, uint64_t addr, uint64_t value);
-void st_timestamp(GArray *s, uint64_t dst);
+void st_timestamp(GArray *s, uint32_t flags, uint64_t dst);
 void st_touch(GArray *s, unsigned pattern, unsigned access, uint64_t va,
               uint64_t size, uint32_t stride, uint32_t count, uint32_t seed,
               uint32_t repeat);
@@ -178,7 +178,7 @@ void cmd_write(VGPUTest *t, int q, uint64_t dst, const uint32_t *data,
 void cmd_fence(VGPUTest *t, int q, uint64_t dst, uint64_t seqno,
                bool irq);
 void cmd_wait(VGPUTest *t, int q, uint64_t addr, uint64_t value);
-void cmd_timestamp(VGPUTest *t, int q, uint64_t dst);
+void cmd_timestamp(VGPUTest *t, int q, uint32_t flags, uint64_t dst);
 void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
                uint64_t va, uint64_t size, uint32_t stride,
                uint32_t count, uint32_t seed, uint32_t repeat);
@@ -188,6 +188,8 @@ void cmd_call(VGPUTest *t, int q, uint64_t va, uint32_t ndw);
 
 typedef bool (*WaitCond)(VGPUTest *t, int q, uint64_t arg);
 bool wait_for(VGPUTest *t, WaitCond cond, int q, uint64_t arg);
+bool wait_for_ms(VGPUTest *t, WaitCond cond, int q, uint64_t arg,
+                 unsigned ms);
 bool cond_state(VGPUTest *t, int q, uint64_t state);
 bool cond_done(VGPUTest *t, int q, uint64_t unused);
 bool cond_inval_done(VGPUTest *t, int q, uint64_t unused);
@@ -260,6 +262,7 @@ uint32_t msi_take(VGPUTest *t, int v);
 
 /* The topic files: each registers its tests. */
 void vgpu_test_add_regs(void);
+void vgpu_test_add_cost(void);
 void vgpu_test_add_mmu(void);
 void vgpu_test_add_fault(void);
 void vgpu_test_add_engine(void);

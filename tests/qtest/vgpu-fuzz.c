@@ -469,7 +469,7 @@ static void gen_cmd(Fuzz *f, GArray *s, int c, bool in_stream)
                 chance(f, 80) ? 0 : rnd(f));
         break;
     case 12:
-        st_timestamp(s, rnd_va(f, c, 8, 8, VGPU_PTE_WRITE));
+        st_timestamp(s, 0, rnd_va(f, c, 8, 8, VGPU_PTE_WRITE));
         break;
     case 13: case 14: case 15:
         size = chance(f, 3) ? below(f, 2 * VGPU_TOUCH_LINE)

@@ -586,7 +586,7 @@ static void test_priv_user_stream(void)
     st_copy(s, a, b, sizeof(buf));
     st_write1(s, SCRATCH_VA + 0x1200, 3);
     st_wait(s, SCRATCH_VA + 0x1200, 3);
-    st_timestamp(s, SCRATCH_VA + 0x1208);
+    st_timestamp(s, 0, SCRATCH_VA + 0x1208);
     st_touch(s, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_WRITE, SCRATCH_VA + 0x1400,
              VGPU_TOUCH_LINE, 0, 0, 0, 1);
     st_checksum(s, b, sizeof(buf), SCRATCH_VA + 0x1300);

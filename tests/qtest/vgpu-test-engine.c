@@ -315,12 +315,12 @@ static void test_cmd_timestamp(void)
     vgpu_test_start(&t, NULL);
     cmd_setup(&t);
     cmd_nop(&t, 0, 1);
-    cmd_timestamp(&t, 0, CMD_VA);
+    cmd_timestamp(&t, 0, VGPU_TIMESTAMP_FLAG_WALL, CMD_VA);
     q_submit(&t, 0);
     q_wait_done(&t, 0);
     t1 = mem_rq(&t, false, CMD_PA);
     qtest_clock_step(t.qts, 1000000);
-    cmd_timestamp(&t, 0, CMD_VA + 8);
+    cmd_timestamp(&t, 0, VGPU_TIMESTAMP_FLAG_WALL, CMD_VA + 8);
     q_submit(&t, 0);
     q_wait_done(&t, 0);
     t2 = mem_rq(&t, false, CMD_PA + 8);

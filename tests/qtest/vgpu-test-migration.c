@@ -68,14 +68,15 @@ static void vram_read(VGPUTest *t, uint64_t addr, uint8_t *buf, uint64_t len)
  * (one stalled on a fault, one in ERROR with a context out of range, as a
  * refused ENABLE leaves it), an invalidation request with bits INVAL_CMD
  * ignores (the device fuzzer found the load refusing one), the
- * page-table exchange's address and old value, counters and VRAM come
- * back; the TLB starts empty.
+ * page-table exchange's address and old value, counters, the queues'
+ * modeled clocks and the stall in progress, and VRAM come back; the TLB
+ * starts empty.
  */
 static void test_migration(void)
 {
     g_autofree char *dir = g_dir_make_tmp("vgpu-test-XXXXXX", NULL);
     g_autofree char *file = g_strdup_printf("%s/state", dir);
-    uint64_t walks, fault_va, counters[VGPU_CTR_NR];
+    uint64_t walks, fault_va, counters[VGPU_CTR_NR], clock0;
     uint32_t fault_info_reg;
     VGPUTest t, d;
     int i;
@@ -109,6 +110,8 @@ static void test_migration(void)
     }
     fault_va = rd64(&t, VGPU_QUEUE_REG(3, VGPU_QUEUE_FAULT_VA_LO));
     fault_info_reg = qrd(&t, 3, VGPU_QUEUE_FAULT_INFO);
+    clock0 = rd64(&t, VGPU_QTIME_REG(0, VGPU_QTIME_CLOCK_LO));
+    g_assert_cmpuint(clock0, >, 0);
     g_assert_true(vgpu_migrate_to_file(t.qts, file));
     vgpu_test_stop(&t);
 
@@ -133,6 +136,9 @@ static void test_migration(void)
     for (i = 0; i < VGPU_CTR_NR; i++) {
         g_assert_cmpuint(ctr(&d, CTX, i), ==, counters[i]);
     }
+    g_assert_cmpuint(rd64(&d, VGPU_QTIME_REG(0, VGPU_QTIME_CLOCK_LO)), ==,
+                     clock0);
+    g_assert_cmpuint(rd64(&d, VGPU_QTIME_REG(3, VGPU_QTIME_CLOCK_LO)), ==, 0);
     g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA), ==, 0x5a5a);
     g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA + 8), ==, 17);
     g_assert_cmphex(rd64(&d, VGPU_REG_PT_XCHG_ADDR_LO), ==, SCRATCH_PA + 32);
@@ -154,6 +160,11 @@ static void test_migration(void)
     map4k(&d, CTX, FAULT_VA, FAULT_PA, PTE_RW);
     qwr(&d, 3, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
     q_wait_done(&d, 3);
+    /* Its stall: the fault service and queue 0's COPY, on either side. */
+    g_assert_cmpuint(rd64(&d, VGPU_QTIME_REG(3, VGPU_QTIME_STALL_LO)), ==,
+                     rd(&d, VGPU_REG_COST_FAULT) +
+                     rd64(&d, VGPU_QTIME_REG(0, VGPU_QTIME_CLOCK_LO)) -
+                     clock0);
     vgpu_test_stop(&d);
     unlink(file);
     rmdir(dir);

@@ -45,7 +45,8 @@ static void test_ident(const void *opaque)
                     VGPU_CAPS_PAGE_64K | VGPU_CAPS_PAGE_2M | VGPU_CAPS_PAGE_1G |
                     VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                     VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
-                    VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG);
+                    VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
+                    VGPU_CAPS_COST_MODEL);
     g_assert_cmphex(rd64(&t, VGPU_REG_VRAM_SIZE_LO), ==, c->vram_size);
     g_assert_cmphex(rd64(&t, VGPU_REG_VISIBLE_SIZE_LO), ==, c->visible_size);
     g_assert_cmphex(rd64(&t, VGPU_REG_VISIBLE_BASE_LO), ==, 0);
@@ -103,6 +104,13 @@ static const BadPropCase bad_prop_cases[] = {
     { "visible-not-mib", "visible_size=1000000", "visible_size" },
     { "tlb-sets", "tlb_l1_sets=3", "TLB sets" },
     { "tlb-ways", "tlb_l2_ways=0", "TLB ways" },
+    { "link-unknown", "link=pcie9", "link 'pcie9' is not a preset" },
+    { "link-bw-zero", "link_bw=0", "link_bw 0 is invalid" },
+    { "vram-bw-overflow", "vram_bw=100000001", "vram_bw 100000001 is invalid" },
+    { "fault-cost-zero", "link=c2c,fault_cost=0", "fault_cost 0 is invalid" },
+    { "cmd-cost-overflow", "cmd_cost=1000000001", "cmd_cost 1000000001" },
+    { "dilation-overflow", "dilation=1000001", "dilation 1000001 is invalid" },
+    { "link-bw-not-uint32", "link_bw=4294967296", "link_bw" },
 };
 
 /* QEMU refuses to start, with a message naming the property. */

@@ -35,6 +35,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
 
     vgpu_test_add_regs();
+    vgpu_test_add_cost();
     vgpu_test_add_mmu();
     vgpu_test_add_fault();
     vgpu_test_add_engine();

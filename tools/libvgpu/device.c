@@ -128,6 +128,11 @@ int vgpu_query_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t type,
 	return vgpu_ioctl(dev->fd, DRM_IOCTL_VGPU_QUERY, &q);
 }
 
+int vgpu_query_time(struct vgpu_dev *dev, struct drm_vgpu_query_time *t)
+{
+	return vgpu_query(dev, DRM_VGPU_QUERY_TIME, t, sizeof(*t));
+}
+
 int vgpu_query_memory(struct vgpu_dev *dev, struct drm_vgpu_query_memory *mem)
 {
 	return vgpu_query(dev, DRM_VGPU_QUERY_MEMORY, mem, sizeof(*mem));

@@ -301,7 +301,7 @@ void vgpu_cmd_write(struct vgpu_cmd *cmd, uint64_t dst, const uint32_t *data, ui
 void vgpu_cmd_fence(struct vgpu_cmd *cmd, uint64_t dst, uint64_t value);
 /** vgpu_cmd_wait() - WAIT until the 64-bit value at @addr >= @value. */
 void vgpu_cmd_wait(struct vgpu_cmd *cmd, uint64_t addr, uint64_t value);
-/** vgpu_cmd_timestamp() - TIMESTAMP: the device clock (ns) to @dst. */
+/** vgpu_cmd_timestamp() - TIMESTAMP: the queue's modeled clock (ns) to @dst. */
 void vgpu_cmd_timestamp(struct vgpu_cmd *cmd, uint64_t dst);
 /**
  * vgpu_cmd_touch() - TOUCH: an access-pattern kernel
@@ -468,13 +468,19 @@ int vgpu_sync_file_merge(int fd1, int fd2, int *merged);
 int vgpu_query(struct vgpu_dev *dev, uint32_t type, void *data, uint32_t size);
 int vgpu_query_memory(struct vgpu_dev *dev, struct drm_vgpu_query_memory *mem);
 int vgpu_query_vm(struct vgpu_dev *dev, struct drm_vgpu_query_vm *vm);
-/** vgpu_query_in() - vgpu_query() naming VM @vm_id (VM and PAGING types). */
+/** vgpu_query_in() - vgpu_query() naming VM @vm_id (VM, PAGING and TIME types). */
 int vgpu_query_in(struct vgpu_dev *dev, uint32_t vm_id, uint32_t type,
 		  void *data, uint32_t size);
 /** vgpu_query_vm_in() - the counters of VM @vm_id. */
 int vgpu_query_vm_in(struct vgpu_dev *dev, uint32_t vm_id,
 		     struct drm_vgpu_query_vm *vm);
 int vgpu_query_counters(struct vgpu_dev *dev, struct drm_vgpu_query_counters *ctr);
+/**
+ * vgpu_query_time() - the cost model and modeled time (QUERY_TIME) of the
+ * default VM, the exec queues and the device; -EOPNOTSUPP without
+ * ``VGPU_CAPS_COST_MODEL``.
+ */
+int vgpu_query_time(struct vgpu_dev *dev, struct drm_vgpu_query_time *t);
 
 /* ---------------------------------------------------------- demand paging */
 

@@ -207,3 +207,19 @@ int bench_policies_begin(int fd, char (*names)[16], int max,
 		bench_settings_save(fd, saved);
 	return n;
 }
+
+int bench_time(struct vgpu_dev *dev, struct drm_vgpu_query_time *t)
+{
+	int ret = vgpu_query_time(dev, t);
+
+	if (ret == -EOPNOTSUPP) {
+		memset(t, 0, sizeof(*t));
+		return 0;
+	}
+	return ret;
+}
+
+double bench_modeled_s(uint64_t then_ns, uint64_t now_ns)
+{
+	return (now_ns - then_ns) / 1e9;
+}

@@ -83,4 +83,13 @@ int bench_touch(struct vgpu_dev *dev, uint32_t queue, uint32_t pattern,
 /* The paging counters of the file's VM (QUERY_PAGING). */
 int bench_paging(struct vgpu_dev *dev, struct drm_vgpu_paging_counters *c);
 
+/*
+ * Modeled time (QUERY_TIME, hardware.rst "Cost model") of the file's VM,
+ * the exec queues and the kernel ring; all 0 on a device without the cost
+ * model.  0 or a negative errno.
+ */
+int bench_time(struct vgpu_dev *dev, struct drm_vgpu_query_time *t);
+/* Modeled seconds from @then_ns to @now_ns. */
+double bench_modeled_s(uint64_t then_ns, uint64_t now_ns);
+
 #endif /* VGPU_BENCH_PAGING_H */

@@ -11,6 +11,9 @@
  *    resolution, without a batch every record is resolved on its own;
  *  - private: each queue reads its own part: faults on different chunks.
  *
+ * seconds is wall time; modeled_s the device's modeled time (hardware.rst
+ * "Cost model") of the slowest queue: they run side by side.
+ *
  * ns_per_fault is the fault thread's time (fault_ns) divided by the fault
  * records it handled.  Under TCG on a shared host that time swings from
  * run to run with what else the host runs, so each scenario and limit is
@@ -38,6 +41,7 @@ static const struct report_col cols[] = {
 	{ "queues", REPORT_U64, 0 },
 	{ "runs", REPORT_U64, 0 },
 	{ "seconds", REPORT_F64, 3 },
+	{ "modeled_s", REPORT_F64, 4 },
 	{ "faults", REPORT_U64, 0 },
 	{ "fault_batches", REPORT_U64, 0 },
 	{ "duplicates", REPORT_U64, 0 },
@@ -56,7 +60,7 @@ static const struct report_col cols[] = {
 /* One measurement: what a run of one scenario at one limit gave. */
 struct sample {
 	unsigned int queues;
-	double seconds;
+	double seconds, modeled_s;
 	uint64_t faults, batches, duplicates, resolved, bytes, ns;
 	double ns_per_fault;
 };
@@ -74,7 +78,9 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 {
 	uint64_t size = (o->quick ? 32 : 96) * BENCH_MIB;
 	struct drm_vgpu_paging_counters c0, c1;
+	struct drm_vgpu_query_time m0, m1;
 	uint32_t sync[8], q, nq;
+	uint64_t slowest = 0;
 	struct vgpu_cmd cmd;
 	struct vgpu_dev dev;
 	struct bench_pbo b;
@@ -97,6 +103,8 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 	ret = bench_pbo_populate(&dev, &b);
 	if (!ret)
 		ret = bench_paging(&dev, &c0);
+	if (!ret)
+		ret = bench_time(&dev, &m0);
 	t0 = bench_now();
 	for (q = 0; q < nq && !ret; q++) {
 		uint64_t va = shared ? b.va : b.va + q * size;
@@ -118,6 +126,11 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 	vgpu_cmd_fini(&cmd);
 	if (!ret)
 		ret = bench_paging(&dev, &c1);
+	if (!ret)
+		ret = bench_time(&dev, &m1);
+	for (q = 0; q < nq && q < m1.num_queues; q++)
+		if (m1.queue_ns[q] - m0.queue_ns[q] > slowest)
+			slowest = m1.queue_ns[q] - m0.queue_ns[q];
 	if (!ret) {
 		uint64_t faults = c1.faults - c0.faults, ns = c1.fault_ns - c0.fault_ns;
 
@@ -128,6 +141,7 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 			.resolved = c1.faults_resolved - c0.faults_resolved,
 			.bytes = c1.bytes_to_vram - c0.bytes_to_vram, .ns = ns,
 			.ns_per_fault = faults ? (double)ns / faults : 0.0,
+			.modeled_s = bench_modeled_s(0, slowest),
 		};
 	}
 	bench_pbo_destroy(&dev, &b);
@@ -165,7 +179,7 @@ static struct report *run(const struct bench_opts *o)
 				base = m->ns_per_fault;
 			ret = report_row(r, s == 0 ? "shared" : "private",
 					 (uint64_t)limits[i], (uint64_t)m->queues,
-					 (uint64_t)runs, m->seconds, m->faults,
+					 (uint64_t)runs, m->seconds, m->modeled_s, m->faults,
 					 m->batches, m->duplicates, m->resolved,
 					 m->bytes, m->ns, m->ns_per_fault,
 					 v[0].ns_per_fault, v[runs - 1].ns_per_fault,

@@ -15,6 +15,11 @@
  *    footprint) read between segments of a streaming scan over the rest,
  *    3/4 of VRAM per segment.
  *
+ * seconds is wall time; modeled_s the device's modeled time of the same
+ * jobs under its cost model (hardware.rst "Cost model": the TOUCH work,
+ * and each fault stall's service and the copies made meanwhile), what a
+ * GPU behind the modeled link would take.
+ *
  * vram_hit_ratio is 1 - bytes moved into VRAM / bytes referenced, where a
  * TOUCH references the whole range it covers: the share of the data the
  * GPU found in VRAM without a migration.
@@ -35,6 +40,7 @@ static const struct report_col cols[] = {
 	{ "oversub_pct", REPORT_U64, 0 },
 	{ "footprint_mib", REPORT_U64, 0 },
 	{ "seconds", REPORT_F64, 3 },
+	{ "modeled_s", REPORT_F64, 4 },
 	{ "faults", REPORT_U64, 0 },
 	{ "fault_batches", REPORT_U64, 0 },
 	{ "bytes_migrated", REPORT_U64, 0 },
@@ -117,6 +123,7 @@ static int one(struct report *r, const struct bench_opts *o, enum pattern p,
 {
 	uint64_t size = (o->vram_size * pct / 100 + CHUNK - 1) & ~(CHUNK - 1);
 	struct drm_vgpu_paging_counters c0, c1;
+	struct drm_vgpu_query_time m0, m1;
 	struct vgpu_dev dev;
 	struct bench_pbo b;
 	uint64_t ref = 0, moved;
@@ -136,16 +143,21 @@ static int one(struct report *r, const struct bench_opts *o, enum pattern p,
 	if (ret)
 		goto out_close;
 	ret = bench_paging(&dev, &c0);
+	if (!ret)
+		ret = bench_time(&dev, &m0);
 	t0 = bench_now();
 	for (n = 0; n < passes && !ret; n++)
 		ret = pass(&dev, &b, p, o->vram_size, n, &ref);
 	t = bench_now() - t0;
 	if (!ret)
 		ret = bench_paging(&dev, &c1);
+	if (!ret)
+		ret = bench_time(&dev, &m1);
 	if (!ret) {
 		moved = c1.bytes_to_vram - c0.bytes_to_vram;
 		ret = report_row(r, pattern_names[p], policy, (uint64_t)prefetch,
 				 (uint64_t)pct, size >> 20, t,
+				 bench_modeled_s(m0.vm_modeled_ns, m1.vm_modeled_ns),
 				 c1.faults - c0.faults,
 				 c1.fault_batches - c0.fault_batches, moved,
 				 c1.evictions - c0.evictions,
@@ -153,8 +165,9 @@ static int one(struct report *r, const struct bench_opts *o, enum pattern p,
 				 c1.thrash_events - c0.thrash_events,
 				 c1.remote_maps - c0.remote_maps,
 				 ref > moved ? 1.0 - (double)moved / ref : 0.0);
-		fprintf(stderr, "oversub: %-10s %-4s prefetch %d %3u%%: %.2f s\n",
-			pattern_names[p], policy, prefetch, pct, t);
+		fprintf(stderr, "oversub: %-10s %-4s prefetch %d %3u%%: %.2f s, "
+			"modeled %.4f s\n", pattern_names[p], policy, prefetch, pct,
+			t, bench_modeled_s(m0.vm_modeled_ns, m1.vm_modeled_ns));
 	}
 	bench_pbo_destroy(&dev, &b);
 out_close:

@@ -7,9 +7,10 @@
  *
  * Per device: VRAM, CPU-visible VRAM and system (GTT) memory in use, the
  * eviction and placement policies, TLB hit rates, faults, migrations and
- * evictions.  Per process (every open file of a vgpu render node): memory
- * by placement, faults, bytes migrated each way, evictions, TLB hit rate
- * and, when refreshing, queue utilisation.
+ * evictions, modeled GPU time.  Per process (every open file of a vgpu
+ * render node): memory by placement, faults, bytes migrated each way,
+ * evictions, TLB hit rate, modeled GPU time and, when refreshing, queue
+ * utilisation (wall time).
  *
  * vgpu-smi reads only what any tool may read: sysfs (the PCI device's
  * attributes), /proc/<pid>/fdinfo (drm-usage-stats keys) and, if mounted
@@ -87,6 +88,20 @@ static const char *human(uint64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
+/* Modeled ns (the device's cost model) in the largest unit that fits. */
+static const char *human_ns(uint64_t ns, char *buf, size_t size)
+{
+	if (ns >= 1000000000ull)
+		snprintf(buf, size, "%.2f s", ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, size, "%.2f ms", ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, size, "%.1f us", ns / 1e3);
+	else
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	return buf;
+}
+
 static const char *pct(double r, char *buf, size_t size)
 {
 	if (r < 0)
@@ -159,6 +174,9 @@ static void print_device(const struct smi_device *d, const struct smi_device *pr
 	       human(smi_counter(d, "vram_write_bytes"), b, sizeof(b)),
 	       human(smi_counter(d, "sys_read_bytes"), c, sizeof(c)));
 	printf(" write %s\n", human(smi_counter(d, "sys_write_bytes"), a, sizeof(a)));
+	printf("  GPU time     %s modeled, of it %s stalled on faults\n",
+	       human_ns(smi_counter(d, "modeled_ns"), a, sizeof(a)),
+	       human_ns(smi_counter(d, "stall_ns"), b, sizeof(b)));
 	if (smi_counter(d, "strict_stale") || smi_counter(d, "strict_bad_context"))
 		printf("  STRICT       stale TLB hits %" PRIu64 ", work on bad contexts %" PRIu64 "\n",
 		       smi_counter(d, "strict_stale"), smi_counter(d, "strict_bad_context"));
@@ -173,9 +191,10 @@ static void print_device(const struct smi_device *d, const struct smi_device *pr
 		printf("  No processes use this device.\n");
 		return;
 	}
-	printf("\n  %-7s %-6s %-15s %10s %10s %7s %10s %10s %6s %7s %s\n",
+	printf("\n  %-7s %-6s %-15s %10s %10s %7s %10s %10s %6s %7s %10s %s\n",
 	       "PID", "CLIENT", "COMMAND", "VRAM", "SYSTEM", "FAULTS",
-	       "->VRAM", "->SYSTEM", "EVICT", "TLB-HIT", prev ? "BUSY" : "");
+	       "->VRAM", "->SYSTEM", "EVICT", "TLB-HIT", "GPU-TIME",
+	       prev ? "BUSY" : "");
 	for (i = 0; i < d->nr_clients; i++) {
 		const struct smi_client *cl = &d->clients[i];
 		const struct smi_client *pc = prev ? smi_client_find(prev, cl->client_id) : NULL;
@@ -195,6 +214,8 @@ static void print_device(const struct smi_device *d, const struct smi_device *pr
 					    smi_key_u64(cl, "drm-vgpu-tlb-l1-misses"),
 					    smi_key_u64(cl, "drm-vgpu-tlb-l2-hits")),
 			   r1, sizeof(r1)));
+		printf(" %10s", human_ns(smi_key_u64(cl, "drm-vgpu-modeled-time"),
+					 r2, sizeof(r2)));
 		for (q = 0; pc && q < cl->nr_engines; q++) {
 			double p = smi_busy_pct(cl, pc, q, dt);
 

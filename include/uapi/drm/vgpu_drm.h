@@ -50,7 +50,8 @@ extern "C" {
  *   ring (the fixed queue indices below %DRM_VGPU_PARAM_EXEC_QUEUES);
  *   EXEC_QUEUE_CREATE makes further queues bound to one VM, with a
  *   priority.  WAIT_BO waits for a BO to go idle.
- * - **QUERY**: memory statistics, device counters and per-VM counters.
+ * - **QUERY**: memory statistics, device counters, per-VM counters and
+ *   modeled GPU time.
  */
 
 /**
@@ -789,12 +790,18 @@ struct drm_vgpu_wait_bo {
  * @DRM_VGPU_QUERY_PAGING: &struct drm_vgpu_query_paging: demand-paging
  *	policies and counters, of the VM &drm_vgpu_query.vm_id and of the
  *	device.
+ * @DRM_VGPU_QUERY_TIME: &struct drm_vgpu_query_time: the device's cost
+ *	model and modeled time, of the VM &drm_vgpu_query.vm_id, of each
+ *	hardware queue and of the device.  -EOPNOTSUPP on a device without
+ *	the cost model (``VGPU_CAPS_COST_MODEL`` clear in
+ *	%DRM_VGPU_PARAM_CAPS).
  */
 enum drm_vgpu_query_type {
 	DRM_VGPU_QUERY_MEMORY = 0,
 	DRM_VGPU_QUERY_VM = 1,
 	DRM_VGPU_QUERY_DEVICE_COUNTERS = 2,
 	DRM_VGPU_QUERY_PAGING = 3,
+	DRM_VGPU_QUERY_TIME = 4,
 };
 
 /**
@@ -892,6 +899,73 @@ struct drm_vgpu_query_counters {
 	__u64 counters[DRM_VGPU_NUM_COUNTERS];
 };
 
+/** DRM_VGPU_QUERY_TIME_QUEUES - exec queues &struct drm_vgpu_query_time has room for */
+#define DRM_VGPU_QUERY_TIME_QUEUES	8
+
+/**
+ * struct drm_vgpu_query_time - modeled GPU time, QUERY type
+ * %DRM_VGPU_QUERY_TIME
+ *
+ * The device charges every command a modeled cost from the bytes it moved
+ * through VRAM and the link, its TLB misses and page-walk reads, and a
+ * per-command overhead, and a queue stalled on a fault the fault service
+ * plus the commands the device ran meanwhile (hardware.rst, "Cost
+ * model").  Modeled time does not depend on how fast the host ran the
+ * device.  Bandwidths in MB/s (10^6 bytes per second), times in ns.
+ */
+struct drm_vgpu_query_time {
+	/** @link: the preset, ``VGPU_LINK_*`` (0 PCIe 3.0, 1 PCIe 4.0, 2 PCIe 5.0, 3 C2C). */
+	__u32 link;
+	/** @dilation: pacing factor, 0: off. */
+	__u32 dilation;
+	/** @vram_bw: VRAM bandwidth, MB/s. */
+	__u32 vram_bw;
+	/** @link_bw: link bandwidth per direction, MB/s. */
+	__u32 link_bw;
+	/** @link_lat_ns: latency of a link transaction. */
+	__u32 link_lat_ns;
+	/** @tlb_miss_ns: cost of an L1 TLB miss. */
+	__u32 tlb_miss_ns;
+	/** @walk_level_ns: cost of a page-table entry read in VRAM. */
+	__u32 walk_level_ns;
+	/** @fault_ns: fault service per stall, besides the copies. */
+	__u32 fault_ns;
+	/** @cmd_ns: overhead of each command. */
+	__u32 cmd_ns;
+	/**
+	 * @num_queues: entries of @queue_ns and @queue_stall_ns in use: the
+	 * fixed exec queues (%DRM_VGPU_PARAM_EXEC_QUEUES).
+	 */
+	__u32 num_queues;
+	/**
+	 * @vm_modeled_ns: modeled time of the VM &drm_vgpu_query.vm_id:
+	 * ``CTR_MODELED_NS`` of the hardware contexts it ran on, counted
+	 * while it held them (fdinfo ``drm-vgpu-modeled-time`` sums a
+	 * file's VMs).
+	 */
+	__u64 vm_modeled_ns;
+	/** @vm_stall_ns: the part of @vm_modeled_ns stalled on faults. */
+	__u64 vm_stall_ns;
+	/** @modeled_ns: the device's global ``CTR_MODELED_NS``. */
+	__u64 modeled_ns;
+	/** @stall_ns: the device's global ``CTR_STALL_NS``. */
+	__u64 stall_ns;
+	/**
+	 * @kernel_ns: the clock of the kernel's own ring (migrations,
+	 * clears, page-table copies): modeled ns of all it ran since device
+	 * reset.
+	 */
+	__u64 kernel_ns;
+	/**
+	 * @queue_ns: the clock of the ring behind each fixed exec queue, what
+	 * a TIMESTAMP on it writes: modeled ns of all the work of every
+	 * client it ran and stalled since device reset.
+	 */
+	__u64 queue_ns[DRM_VGPU_QUERY_TIME_QUEUES];
+	/** @queue_stall_ns: the part of @queue_ns stalled on faults. */
+	__u64 queue_stall_ns[DRM_VGPU_QUERY_TIME_QUEUES];
+};
+
 /**
  * struct drm_vgpu_query - read statistics and counters
  *
@@ -928,8 +1002,9 @@ struct drm_vgpu_query {
 	__u32 flags;
 
 	/**
-	 * @vm_id: the VM reported by %DRM_VGPU_QUERY_VM and
-	 * %DRM_VGPU_QUERY_PAGING (0: the file's default VM); must be zero for
+	 * @vm_id: the VM reported by %DRM_VGPU_QUERY_VM,
+	 * %DRM_VGPU_QUERY_PAGING and %DRM_VGPU_QUERY_TIME (0: the file's
+	 * default VM); must be zero for
 	 * the other types.  Was a must-be-zero pad before VM_CREATE existed.
 	 */
 	__u32 vm_id;

@@ -56,7 +56,8 @@ static const VGPUCmdDesc vgpu_cmds[] = {
                         .flags = VGPU_FENCE_FLAGS,
                         .ring_flags = VGPU_FENCE_FLAGS },
     [VGPU_OP_WAIT] = { "WAIT", VGPU_WAIT_LEN, true },
-    [VGPU_OP_TIMESTAMP] = { "TIMESTAMP", VGPU_TIMESTAMP_LEN, true },
+    [VGPU_OP_TIMESTAMP] = { "TIMESTAMP", VGPU_TIMESTAMP_LEN, true,
+                            .flags = VGPU_TIMESTAMP_FLAG_WALL },
     [VGPU_OP_TOUCH] = { "TOUCH", VGPU_TOUCH_LEN, true,
                         .flags = VGPU_TOUCH_FLAGS },
     [VGPU_OP_CHECKSUM] = { "CHECKSUM", VGPU_CHECKSUM_LEN, true },
@@ -558,13 +559,22 @@ static VGPUCmdStatus vgpu_cmd_wait(VGPUState *s, VGPUQueue *q)
     if (value >= arg64(cmd, 2)) {
         return VGPU_CMD_DONE;
     }
+    /* A poll costs nothing: the WAIT is charged for its last read only. */
+    memset(&q->time.tally, 0, sizeof(q->time.tally));
     q->state = VGPU_QUEUE_STATE_WAITING;
     return VGPU_CMD_BLOCKED;
 }
 
+/*
+ * The queue's clock when the TIMESTAMP starts (modeled ns, vgpu-cost.c),
+ * or with FLAG_WALL the device clock (REG_TIMESTAMP).
+ */
 static VGPUCmdStatus vgpu_cmd_timestamp(VGPUState *s, VGPUQueue *q)
 {
-    if (!vgpu_va_write64(s, q, arg64(&q->cmd, 0), vgpu_now_ns())) {
+    bool wall = vgpu_cmd_flags(&q->cmd) & VGPU_TIMESTAMP_FLAG_WALL;
+
+    if (!vgpu_va_write64(s, q, arg64(&q->cmd, 0),
+                         wall ? vgpu_now_ns() : q->time.clock)) {
         return VGPU_CMD_BLOCKED;
     }
     return VGPU_CMD_DONE;

@@ -25,6 +25,11 @@
  * the stream stalls the queue as anywhere else; REPLAY resumes at the
  * faulting command, CANCEL aborts the whole CALL.
  *
+ * Each queue keeps a clock in modeled time (vgpu-cost.c): a command is
+ * charged when it completes, a stall when REPLAY or CANCEL ends it.  With
+ * pacing on, a queue whose clock is ahead of the device clock (dilated)
+ * waits for the pace timer before it starts its next command.
+ *
  * Queue states: DISABLED -> (ENABLE) IDLE <-> RUNNING, RUNNING -> WAITING
  * (a WAIT not yet satisfied), RUNNING -> STALLED (a fault; REPLAY resumes,
  * CANCEL aborts the command into ERROR), RUNNING -> ERROR (a bad command or
@@ -169,6 +174,7 @@ static void vgpu_queue_call_done(VGPUState *s, VGPUQueue *q)
     q->in_call = false;
     q->head = (q->call_ring_offset + VGPU_CALL_LEN * 4) & (q->ring_size - 1);
     vgpu_count(s, q->context, VGPU_CTR_COMMANDS, 1);
+    vgpu_cost_cmd_done(s, q);
 }
 
 /* Leave the CALL in flight, if any: it restarts or is skipped. */
@@ -188,7 +194,9 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
 
     if (q->state == VGPU_QUEUE_STATE_WAITING) {
         q->state = VGPU_QUEUE_STATE_RUNNING;    /* poll the WAIT again */
+        vgpu_cost_anchor(s, q);                 /* pacing: it waited */
     }
+    s->cost_queue = q;
     while (q->state == VGPU_QUEUE_STATE_RUNNING && budget > 0 &&
            !s->reset_pending) {
         VGPUCmdStatus st;
@@ -201,6 +209,9 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
             if (!q->in_call && q->head == q->tail) {
                 q->state = VGPU_QUEUE_STATE_IDLE;
                 break;
+            }
+            if (vgpu_cost_pace_until(s, q)) {
+                break;                  /* ahead of the dilated clock */
             }
             if (!vgpu_queue_fetch(s, q)) {
                 break;
@@ -222,7 +233,25 @@ static void vgpu_queue_run(VGPUState *s, VGPUQueue *q)
         }
         q->busy = false;
         vgpu_count(s, q->context, VGPU_CTR_COMMANDS, 1);
+        vgpu_cost_cmd_done(s, q);
     }
+    s->cost_queue = NULL;
+}
+
+/* Can RUNNING queue @q start a command now?  Else arm the pace timer. */
+static bool vgpu_queue_paced(VGPUState *s, VGPUQueue *q)
+{
+    int64_t until = q->busy ? 0 : vgpu_cost_pace_until(s, q);
+
+    if (!until) {
+        return false;
+    }
+    trace_vgpu_cost_pace(vgpu_queue_index(s, q), until);
+    if (!timer_pending(s->pace_timer) ||
+        until < timer_expire_time_ns(s->pace_timer)) {
+        timer_mod(s->pace_timer, until);
+    }
+    return true;
 }
 
 static void vgpu_sched_update(VGPUState *s)
@@ -233,8 +262,10 @@ static void vgpu_sched_update(VGPUState *s)
     int i;
 
     for (i = 0; i < VGPU_NUM_QUEUES; i++) {
-        run |= s->queue[i].state == VGPU_QUEUE_STATE_RUNNING;
-        wait |= s->queue[i].state == VGPU_QUEUE_STATE_WAITING;
+        VGPUQueue *q = &s->queue[i];
+
+        run |= q->state == VGPU_QUEUE_STATE_RUNNING && !vgpu_queue_paced(s, q);
+        wait |= q->state == VGPU_QUEUE_STATE_WAITING;
     }
     if (!run) {
         s->busy_since = 0;
@@ -306,6 +337,7 @@ void vgpu_engine_init(VGPUState *s)
     s->sched_bh = qemu_bh_new_guarded(vgpu_sched_bh, s,
                                       &DEVICE(s)->mem_reentrancy_guard);
     s->poll_timer = timer_new_ns(QEMU_CLOCK_REALTIME, vgpu_poll_timer, s);
+    s->pace_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vgpu_poll_timer, s);
     s->vmstate_entry = qemu_add_vm_change_state_handler(vgpu_vm_state_change,
                                                         s);
 }
@@ -314,6 +346,7 @@ void vgpu_engine_fini(VGPUState *s)
 {
     qemu_del_vm_change_state_handler(s->vmstate_entry);
     timer_free(s->poll_timer);
+    timer_free(s->pace_timer);
     qemu_bh_delete(s->sched_bh);
 }
 
@@ -323,6 +356,7 @@ void vgpu_queue_reset_all(VGPUState *s)
 
     qemu_bh_cancel(s->sched_bh);
     timer_del(s->poll_timer);
+    timer_del(s->pace_timer);
     for (i = 0; i < VGPU_NUM_QUEUES; i++) {
         VGPUQueue *q = &s->queue[i];
         VGPUTlb l1 = q->l1;
@@ -435,6 +469,12 @@ static const char *vgpu_queue_load_why(VGPUState *s, VGPUQueue *q,
     return NULL;
 }
 
+/* The command in flight goes: what it moved is not charged. */
+static void vgpu_queue_tally_drop(VGPUQueue *q)
+{
+    memset(&q->time.tally, 0, sizeof(q->time.tally));
+}
+
 /* Check queue @q as migration loaded it.  False: @errp says why. */
 bool vgpu_queue_load_check(VGPUState *s, VGPUQueue *q, Error **errp)
 {
@@ -448,7 +488,7 @@ bool vgpu_queue_load_check(VGPUState *s, VGPUQueue *q, Error **errp)
                    q->context, why);
         return false;
     }
-    return true;
+    return vgpu_cost_load_check(s, q, errp);
 }
 
 /* ------------------------------------------------------------ Registers --- */
@@ -552,8 +592,10 @@ static void vgpu_queue_enable(VGPUState *s, VGPUQueue *q)
     }
     q->error = VGPU_QUEUE_ERROR_NONE;
     vgpu_queue_call_drop(q);            /* a CALL restarts from HEAD */
+    vgpu_queue_tally_drop(q);
     q->state = q->head != q->tail ? VGPU_QUEUE_STATE_RUNNING
                                   : VGPU_QUEUE_STATE_IDLE;
+    vgpu_cost_anchor(s, q);
     vgpu_engine_kick(s);
 }
 
@@ -570,6 +612,7 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         q->fault_info = 0;
         memset(&q->cmd, 0, sizeof(q->cmd));
         vgpu_queue_call_drop(q);
+        vgpu_queue_tally_drop(q);
         /* An ENABLE refused left ERROR with a bad set-up: it stays. */
         if (q->state != VGPU_QUEUE_STATE_DISABLED &&
             vgpu_queue_setup_ok(s, q)) {
@@ -579,10 +622,14 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
     if (val & VGPU_QUEUE_CONTROL_DISABLE) {
         q->busy = false;            /* the command restarts on ENABLE */
         vgpu_queue_call_drop(q);    /* so does a CALL, from its start */
+        vgpu_queue_tally_drop(q);
         q->state = VGPU_QUEUE_STATE_DISABLED;
     }
     if ((val & VGPU_QUEUE_CONTROL_CANCEL) &&
         q->state == VGPU_QUEUE_STATE_STALLED) {
+        /* Charged: the wait, and what the command did before it. */
+        vgpu_cost_stall_end(s, q);
+        vgpu_cost_cmd_done(s, q);
         /* Inside a CALL the whole CALL is aborted. */
         if (q->in_call) {
             q->head = (q->call_ring_offset + VGPU_CALL_LEN * 4) &
@@ -594,7 +641,9 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
     }
     if ((val & VGPU_QUEUE_CONTROL_REPLAY) &&
         q->state == VGPU_QUEUE_STATE_STALLED) {
+        vgpu_cost_stall_end(s, q);
         q->state = VGPU_QUEUE_STATE_RUNNING;
+        vgpu_cost_anchor(s, q);
         vgpu_engine_kick(s);
     }
     if (val & VGPU_QUEUE_CONTROL_ENABLE) {
@@ -631,6 +680,7 @@ void vgpu_queue_write(VGPUState *s, unsigned qi, hwaddr reg, uint32_t val)
         trace_vgpu_doorbell(qi, q->head, q->tail, q->state);
         if (q->state == VGPU_QUEUE_STATE_IDLE && q->head != q->tail) {
             q->state = VGPU_QUEUE_STATE_RUNNING;
+            vgpu_cost_anchor(s, q);
         }
         if (q->state == VGPU_QUEUE_STATE_RUNNING) {
             vgpu_engine_kick(s);

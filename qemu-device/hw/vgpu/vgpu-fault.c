@@ -100,6 +100,7 @@ void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
                     VGPU_FIELD_PREP(VGPU_FAULT_INFO_LEVEL, f->level);
 
     q->state = VGPU_QUEUE_STATE_STALLED;
+    vgpu_cost_stall_begin(s, q);
     q->fault_va = page;
     q->fault_info = info;
     vgpu_count(s, q->context, VGPU_CTR_FAULTS, 1);

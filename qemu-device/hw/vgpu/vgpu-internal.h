@@ -11,6 +11,8 @@
  *   vgpu-cmd.c     the commands a queue executes, and the streams (ring
  *                  or CALL) it reads them from
  *   vgpu-fault.c   fault records and the fault buffer
+ *   vgpu-cost.c    the cost model: modeled time of commands and stalls,
+ *                  presets, pacing
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -115,6 +117,42 @@ typedef struct VGPUCmd {
     uint32_t pass;          /* TOUCH: passes completed */
 } VGPUCmd;
 
+/*
+ * What the command in flight moved and missed so far, for its modeled
+ * cost (vgpu-cost.c): charged when the command completes.
+ */
+typedef struct VGPUCostTally {
+    uint64_t vram_bytes;    /* data read and written in VRAM */
+    uint64_t link_bytes;    /* data read and written in system memory */
+    uint64_t l1_misses;
+    uint64_t pt_reads;      /* table entries read */
+    uint64_t pt_sys;        /* of which in system memory */
+} VGPUCostTally;
+
+/* A queue's modeled time (vgpu-cost.c). */
+typedef struct VGPUQueueTime {
+    uint64_t clock;         /* QTIME_CLOCK: modeled ns run and stalled */
+    uint64_t stall;         /* QTIME_STALL */
+    uint64_t stall_mark;    /* work_ns when the queue stalled */
+    VGPUCostTally tally;    /* of the command in flight */
+    /* pacing anchor, derived, not migrated */
+    int64_t pace_wall;      /* device clock (ns) when ... */
+    uint64_t pace_clock;    /* ... the queue clock was this */
+} VGPUQueueTime;
+
+/* The cost model's parameters (COST_* registers). */
+typedef struct VGPUCostModel {
+    uint32_t link;          /* VGPU_LINK_* preset */
+    uint32_t vram_bw;       /* MB/s */
+    uint32_t link_bw;       /* MB/s */
+    uint32_t link_lat;      /* ns */
+    uint32_t tlb_miss;      /* ns */
+    uint32_t walk_level;    /* ns */
+    uint32_t fault;         /* ns */
+    uint32_t cmd;           /* ns */
+    uint32_t dilation;      /* 0: no pacing */
+} VGPUCostModel;
+
 typedef struct VGPUQueue {
     /* registers */
     uint64_t ring;          /* memory descriptor */
@@ -144,6 +182,8 @@ typedef struct VGPUQueue {
     uint32_t call_size;         /* stream bytes */
     uint32_t call_pos;          /* stream offset of the current command */
 
+    VGPUQueueTime time;         /* modeled time (vgpu-cost.c) */
+
     /* derived, not migrated */
     VGPUTlb l1;
 } VGPUQueue;
@@ -160,6 +200,7 @@ struct VGPUState {
     uint8_t *vram_ptr;
     QEMUBH *sched_bh;
     QEMUTimer *poll_timer;
+    QEMUTimer *pace_timer;      /* a paced queue may run again */
     int64_t busy_since;         /* host ns the engine started running; 0 */
     VMChangeStateEntry *vmstate_entry;
     uint8_t *bounce;
@@ -174,6 +215,9 @@ struct VGPUState {
     bool strict;
     uint32_t chunk_shift;
     uint32_t nr_chunks;
+    char *link;                 /* cost model preset, then overrides: */
+    VGPUCostModel cost_prop;    /* VGPU_COST_UNSET: the preset's value */
+    VGPUCostModel cost;         /* what realize() made of them */
 
     /* registers */
     uint64_t visible_base;
@@ -207,6 +251,10 @@ struct VGPUState {
     uint32_t rlatch_addr;
     uint32_t rlatch_val;
 
+    /* modeled time */
+    uint64_t work_ns;           /* cost of every command completed */
+    VGPUQueue *cost_queue;      /* the queue running, charged for access */
+
     /* scheduler */
     uint32_t rr_next;
     bool in_engine;             /* the scheduler is running (not migrated) */
@@ -221,12 +269,28 @@ void vgpu_irq_raise(VGPUState *s, uint32_t causes);
 void vgpu_reset_state(VGPUState *s);
 uint64_t vgpu_now_ns(void);
 
+/* vgpu-cost.c */
+#define VGPU_COST_UNSET         UINT32_MAX
+bool vgpu_cost_realize(VGPUState *s, Error **errp);
+void vgpu_cost_tally(VGPUState *s, unsigned ctr, uint64_t n);
+void vgpu_cost_cmd_done(VGPUState *s, VGPUQueue *q);
+void vgpu_cost_stall_begin(VGPUState *s, VGPUQueue *q);
+void vgpu_cost_stall_end(VGPUState *s, VGPUQueue *q);
+void vgpu_cost_anchor(VGPUState *s, VGPUQueue *q);
+int64_t vgpu_cost_pace_until(VGPUState *s, VGPUQueue *q);
+bool vgpu_cost_reg_read(VGPUState *s, hwaddr addr, uint32_t *val);
+bool vgpu_cost_reg64_read(VGPUState *s, hwaddr addr, uint64_t *val);
+bool vgpu_cost_load_check(VGPUState *s, VGPUQueue *q, Error **errp);
+
 static inline void vgpu_count(VGPUState *s, uint32_t ctx, unsigned ctr,
                               uint64_t n)
 {
     s->ctr_global[ctr] += n;
     if (ctx < VGPU_NUM_CONTEXTS) {
         s->ctr_ctx[ctx][ctr] += n;
+    }
+    if (s->cost_queue) {
+        vgpu_cost_tally(s, ctr, n);
     }
 }
 

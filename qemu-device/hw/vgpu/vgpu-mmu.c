@@ -173,6 +173,9 @@ static bool vgpu_walk(VGPUState *s, uint32_t ctx, uint64_t va, bool count,
 
         if (count) {
             vgpu_count(s, ctx, VGPU_CTR_PT_READS, 1);
+            if (system && s->cost_queue) {
+                s->cost_queue->time.tally.pt_sys++;
+            }
         }
         if (!vgpu_pt_read(s, system, addr, &pte)) {
             return vgpu_fail(f, VGPU_FAULT_PT_DMA, level);

@@ -108,6 +108,7 @@ void vgpu_reset_state(VGPUState *s)
 {
     trace_vgpu_reset();
     vgpu_queue_reset_all(s);
+    s->work_ns = 0;
     vgpu_tlb_flush(&s->l2);
     s->visible_base = 0;
     vgpu_window_update(s);
@@ -229,6 +230,9 @@ static bool vgpu_reg64_read(VGPUState *s, hwaddr addr, uint64_t *val)
     if (vgpu_in_queue_bank(addr, &i, &reg)) {
         return vgpu_queue_reg64(s, i, reg, val);
     }
+    if (vgpu_cost_reg64_read(s, addr, val)) {
+        return true;
+    }
     ctr = vgpu_counter(s, addr);
     if (ctr) {
         *val = *ctr;
@@ -329,9 +333,13 @@ static uint32_t vgpu_tlb_geometry(uint32_t sets, uint32_t ways)
 
 static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
 {
+    uint32_t val;
     unsigned i;
     hwaddr reg;
 
+    if (vgpu_cost_reg_read(s, addr, &val)) {
+        return val;
+    }
     switch (addr) {
     case VGPU_REG_ID:
         return VGPU_ID_MAGIC;
@@ -343,7 +351,7 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
                VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
-               (s->strict ? VGPU_CAPS_STRICT : 0);
+               VGPU_CAPS_COST_MODEL | (s->strict ? VGPU_CAPS_STRICT : 0);
     case VGPU_REG_NUM_QUEUES:
         return VGPU_NUM_QUEUES;
     case VGPU_REG_NUM_CONTEXTS:
@@ -575,6 +583,27 @@ static const VMStateDescription vmstate_vgpu_cmd = {
     }
 };
 
+/*
+ * A queue's modeled time (version 1.4): clock, stall mark, the command's
+ * tally.  Sent in the vgpu/time subsection, after every queue's registers.
+ */
+static const VMStateDescription vmstate_vgpu_queue_time = {
+    .name = "vgpu/queue-time",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(time.clock, VGPUQueue),
+        VMSTATE_UINT64(time.stall, VGPUQueue),
+        VMSTATE_UINT64(time.stall_mark, VGPUQueue),
+        VMSTATE_UINT64(time.tally.vram_bytes, VGPUQueue),
+        VMSTATE_UINT64(time.tally.link_bytes, VGPUQueue),
+        VMSTATE_UINT64(time.tally.l1_misses, VGPUQueue),
+        VMSTATE_UINT64(time.tally.pt_reads, VGPUQueue),
+        VMSTATE_UINT64(time.tally.pt_sys, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_vgpu_queue = {
     .name = "vgpu/queue",
     .version_id = 1,
@@ -703,10 +732,22 @@ static const VMStateDescription vmstate_vgpu_pt_xchg = {
     }
 };
 
+static const VMStateDescription vmstate_vgpu_time = {
+    .name = "vgpu/time",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(work_ns, VGPUState),
+        VMSTATE_STRUCT_ARRAY(queue, VGPUState, VGPU_NUM_QUEUES, 1,
+                             vmstate_vgpu_queue_time, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_vgpu = {
     .name = TYPE_VGPU,
-    .version_id = 2,                /* 2: CALL state in each queue */
-    .minimum_version_id = 2,
+    .version_id = 3,                /* 2: CALL state; 3: 18 counters */
+    .minimum_version_id = 3,
     .post_load = vgpu_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, VGPUState),
@@ -746,6 +787,7 @@ static const VMStateDescription vmstate_vgpu = {
     },
     .subsections = (const VMStateDescription * []) {
         &vmstate_vgpu_pt_xchg,
+        &vmstate_vgpu_time,
         NULL
     }
 };
@@ -780,7 +822,7 @@ static void vgpu_realize(PCIDevice *pdev, Error **errp)
     Error *err = NULL;
     int i;
 
-    if (!vgpu_check_config(s, errp)) {
+    if (!vgpu_check_config(s, errp) || !vgpu_cost_realize(s, errp)) {
         return;
     }
     if (!vgpu_tlb_init(&s->l2, s, s->l2_sets, s->l2_ways, errp)) {
@@ -893,6 +935,22 @@ static Property vgpu_properties[] = {
     DEFINE_PROP_UINT32("tlb_l2_sets", VGPUState, l2_sets, 256),
     DEFINE_PROP_UINT32("tlb_l2_ways", VGPUState, l2_ways, 8),
     DEFINE_PROP_BOOL("strict", VGPUState, strict, false),
+    /* The cost model (vgpu-cost.c): a preset, then overrides. */
+    DEFINE_PROP_STRING("link", VGPUState, link),
+    DEFINE_PROP_UINT32("vram_bw", VGPUState, cost_prop.vram_bw,
+                       VGPU_COST_UNSET),
+    DEFINE_PROP_UINT32("link_bw", VGPUState, cost_prop.link_bw,
+                       VGPU_COST_UNSET),
+    DEFINE_PROP_UINT32("link_lat", VGPUState, cost_prop.link_lat,
+                       VGPU_COST_UNSET),
+    DEFINE_PROP_UINT32("tlb_miss", VGPUState, cost_prop.tlb_miss,
+                       VGPU_COST_UNSET),
+    DEFINE_PROP_UINT32("walk_level", VGPUState, cost_prop.walk_level,
+                       VGPU_COST_UNSET),
+    DEFINE_PROP_UINT32("fault_cost", VGPUState, cost_prop.fault,
+                       VGPU_COST_UNSET),
+    DEFINE_PROP_UINT32("cmd_cost", VGPUState, cost_prop.cmd, VGPU_COST_UNSET),
+    DEFINE_PROP_UINT32("dilation", VGPUState, cost_prop.dilation, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

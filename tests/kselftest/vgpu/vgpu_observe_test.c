@@ -800,6 +800,7 @@ TEST_F(observe, registry_matches_query)
 	const uint64_t size = 4 * MiB;
 	struct drm_vgpu_query_counters hw;
 	struct drm_vgpu_query_paging pg;
+	struct drm_vgpu_query_time qt;
 	struct drm_vgpu_query_vm qv;
 	char path[PATH_MAX];
 	unsigned int i;
@@ -839,20 +840,36 @@ TEST_F(observe, registry_matches_query)
 	EXPECT_EQ(qv.jobs_completed, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-completed"));
 	EXPECT_EQ(qv.jobs_failed, fdinfo_u64(self->dev.fd, "drm-vgpu-jobs-failed"));
 	EXPECT_LT(0, qv.device[VGPU_CTR_L1_HIT] + qv.device[VGPU_CTR_L1_MISS]);
-	/* The device's counters: sysfs is the global bank, fdinfo the contexts'. */
+	/*
+	 * The device's counters: sysfs is the global bank, fdinfo the
+	 * contexts'.  The uapi banks hold the first DRM_VGPU_NUM_COUNTERS;
+	 * the modeled-time counters after them are in QUERY_TIME.
+	 */
 	ASSERT_EQ(0, vgpu_query_counters(&self->dev, &hw));
+	ASSERT_EQ(0, vgpu_query_time(&self->dev, &qt));
 	for (i = 0; i < ARRAY_SIZE(registry); i++) {
 		const struct registry_line *r = &registry[i];
+		uint64_t dev_v = 0, vm_v = 0;
 		char key[80];
 
+		if (r->dev >= 0 && r->dev < DRM_VGPU_NUM_COUNTERS)
+			dev_v = hw.counters[r->dev];
+		if (r->client >= 0 && r->client < DRM_VGPU_NUM_COUNTERS)
+			vm_v = qv.device[r->client];
+		if (r->dev == VGPU_CTR_MODELED_NS || r->dev == VGPU_CTR_STALL_NS) {
+			bool stall = r->dev == VGPU_CTR_STALL_NS;
+
+			dev_v = stall ? qt.stall_ns : qt.modeled_ns;
+			vm_v = stall ? qt.vm_stall_ns : qt.vm_modeled_ns;
+		}
 		snprintf(path, sizeof(path), "counters/%s", r->name);
 		/* Only those nothing drives while the device is idle. */
 		if (r->dev >= VGPU_CTR_FAULTS && (r->views & VGPU_STAT_SYSFS))
-			EXPECT_EQ(hw.counters[r->dev], sysfs_u64(self->sys, path))
+			EXPECT_EQ(dev_v, sysfs_u64(self->sys, path))
 				TH_LOG("%s", path);
 		if (r->client >= 0 && r->fdinfo) {
 			snprintf(key, sizeof(key), "drm-vgpu-%s", r->fdinfo);
-			EXPECT_EQ(qv.device[r->client], fdinfo_u64(self->dev.fd, key))
+			EXPECT_EQ(vm_v, fdinfo_u64(self->dev.fd, key))
 				TH_LOG("%s", key);
 		}
 	}

@@ -58,7 +58,8 @@
 #define   VGPU_VERSION_MAJOR_SHIFT	16
 #define   VGPU_VERSION_MAJOR_MASK	VGPU_MASK(31, 16)
 #define   VGPU_VERSION_MAJOR		1
-#define   VGPU_VERSION_MINOR		3	/* 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG */
+/* Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model. */
+#define   VGPU_VERSION_MINOR		4
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -70,6 +71,7 @@
 #define   VGPU_CAPS_FENCE_NOWRITE	VGPU_BIT(7)	/* VGPU_FENCE_FLAG_NOWRITE */
 #define   VGPU_CAPS_PRIV_LEVELS		VGPU_BIT(8)	/* CALL streams are unprivileged */
 #define   VGPU_CAPS_PT_XCHG		VGPU_BIT(9)	/* PT_XCHG_ADDR / PT_XCHG_DATA */
+#define   VGPU_CAPS_COST_MODEL		VGPU_BIT(10)	/* modeled time: COST_*, QTIME_* */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -87,7 +89,7 @@
 #define   VGPU_TLB_GEOMETRY_WAYS_MASK	VGPU_MASK(31, 16)
 #define VGPU_REG_ACCESS_CHUNK_SHIFT	0x0038	/* RO, log2 of the counter chunk */
 #define   VGPU_ACCESS_CHUNK_SHIFT_DEFAULT 21	/* 2 MiB of VRAM per counter */
-#define VGPU_REG_TIMESTAMP_LO		0x0040	/* RO, device clock in ns */
+#define VGPU_REG_TIMESTAMP_LO		0x0040	/* RO, device (wall) clock in ns */
 #define VGPU_REG_TIMESTAMP_HI		0x0044
 
 /* ------------------------------------------------------ Control, reset --- */
@@ -168,6 +170,27 @@
 #define VGPU_REG_PT_XCHG_DATA_LO	0x00d8	/* RW: write swaps, read: old word */
 #define VGPU_REG_PT_XCHG_DATA_HI	0x00dc
 
+/* ---------------------------------------------------------- Cost model --- */
+
+/*
+ * The parameters of the cost model (VGPU_CAPS_COST_MODEL), read-only: set
+ * by device properties, a preset (COST_LINK) and per-parameter overrides.
+ * Bandwidths in MB/s (10^6 bytes per second), times in ns.
+ */
+#define VGPU_REG_COST_LINK		0x0100	/* RO, preset the rest started from */
+#define   VGPU_LINK_PCIE3		0	/* PCIe 3.0 x16 */
+#define   VGPU_LINK_PCIE4		1	/* PCIe 4.0 x16 */
+#define   VGPU_LINK_PCIE5		2	/* PCIe 5.0 x16 */
+#define   VGPU_LINK_C2C			3	/* coherent CPU-GPU link (NVLink-C2C) */
+#define VGPU_REG_COST_VRAM_BW		0x0104	/* RO, MB/s */
+#define VGPU_REG_COST_LINK_BW		0x0108	/* RO, MB/s, each direction */
+#define VGPU_REG_COST_LINK_LAT		0x010c	/* RO, ns per link transaction */
+#define VGPU_REG_COST_TLB_MISS		0x0110	/* RO, ns per L1 TLB miss */
+#define VGPU_REG_COST_WALK_LEVEL	0x0114	/* RO, ns per VRAM table entry read */
+#define VGPU_REG_COST_FAULT		0x0118	/* RO, ns of fault service per stall */
+#define VGPU_REG_COST_CMD		0x011c	/* RO, ns per command */
+#define VGPU_REG_COST_DILATION		0x0120	/* RO, pacing factor, 0: off */
+
 /* ------------------------------------------------------------ Contexts --- */
 
 #define VGPU_NUM_CONTEXTS		16
@@ -228,6 +251,19 @@
 #define VGPU_QUEUE_FAULT_INFO		0x38	/* RO, as fault record dw2 */
 #define VGPU_QUEUE_CALL_OFFSET		0x3c	/* RO, byte offset in the CALL stream */
 
+/*
+ * Modeled time per queue (VGPU_CAPS_COST_MODEL): the queue's clock, the
+ * modeled ns of the commands it completed plus the time it waited stalled
+ * on faults, and that stalled part alone.  Reset only with the device.
+ */
+#define VGPU_QTIME_BASE			0x1200
+#define VGPU_QTIME_STRIDE		0x10
+#define VGPU_QTIME_REG(q, reg)		(VGPU_QTIME_BASE + (q) * VGPU_QTIME_STRIDE + (reg))
+#define VGPU_QTIME_CLOCK_LO		0x00	/* RO, modeled ns */
+#define VGPU_QTIME_CLOCK_HI		0x04
+#define VGPU_QTIME_STALL_LO		0x08	/* RO, modeled ns stalled */
+#define VGPU_QTIME_STALL_HI		0x0c
+
 /* ------------------------------------------------------------ Counters --- */
 
 /*
@@ -258,7 +294,9 @@
 #define VGPU_CTR_STRICT_STALE		13	/* TLB hit differing from tables */
 #define VGPU_CTR_STRICT_BAD_CONTEXT	14	/* work on an invalid root */
 #define VGPU_CTR_FAULT_OVERFLOWS	15	/* global bank only */
-#define VGPU_CTR_NR			16
+#define VGPU_CTR_MODELED_NS		16	/* modeled ns run and stalled */
+#define VGPU_CTR_STALL_NS		17	/* part of MODELED_NS stalled */
+#define VGPU_CTR_NR			18
 
 /* ------------------------------------------------------- Page tables --- */
 
@@ -323,8 +361,9 @@
 #define   VGPU_FENCE_FLAG_NOWRITE	VGPU_BIT(1)	/* no memory write, dst ignored */
 #define VGPU_OP_WAIT			0x05	/* addr, value64: until *addr >= value */
 #define   VGPU_WAIT_LEN			5
-#define VGPU_OP_TIMESTAMP		0x06	/* dst: 64-bit device ns */
+#define VGPU_OP_TIMESTAMP		0x06	/* dst: 64-bit queue clock, modeled ns */
 #define   VGPU_TIMESTAMP_LEN		3
+#define   VGPU_TIMESTAMP_FLAG_WALL	VGPU_BIT(0)	/* the device clock instead */
 #define VGPU_OP_TOUCH			0x07	/* access-pattern kernel */
 #define   VGPU_TOUCH_LEN		9
 /*  dw1-2 VA, dw3-4 size, dw5 stride (bytes, STRIDED), dw6 count (accesses per

@@ -11,6 +11,7 @@
 #include <drm/vgpu_drm.h>
 
 #include "vgpu_bo.h"
+#include "vgpu_ctx.h"
 #include "vgpu_drv.h"
 #include "vgpu_file.h"
 #include "vgpu_ioctl.h"
@@ -134,6 +135,46 @@ static void vgpu_query_counters(struct vgpu_device *vdev,
 	drm_dev_exit(idx);
 }
 
+/* The cost model's parameters and modeled time (hardware.rst "Cost model"). */
+static int vgpu_query_time(struct vgpu_device *vdev, struct vgpu_vm *vm,
+			   struct drm_vgpu_query_time *t)
+{
+	u64 hw[VGPU_CTR_NR];
+	int hw_ctx, i, idx;
+
+	if (!(vdev->caps & VGPU_CAPS_COST_MODEL))
+		return -EOPNOTSUPP;
+	vgpu_ctx_counters(vm, hw, &hw_ctx);
+	t->vm_modeled_ns = hw[VGPU_CTR_MODELED_NS];
+	t->vm_stall_ns = hw[VGPU_CTR_STALL_NS];
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
+	t->link = vgpu_rd32(vdev, VGPU_REG_COST_LINK);
+	t->dilation = vgpu_rd32(vdev, VGPU_REG_COST_DILATION);
+	t->vram_bw = vgpu_rd32(vdev, VGPU_REG_COST_VRAM_BW);
+	t->link_bw = vgpu_rd32(vdev, VGPU_REG_COST_LINK_BW);
+	t->link_lat_ns = vgpu_rd32(vdev, VGPU_REG_COST_LINK_LAT);
+	t->tlb_miss_ns = vgpu_rd32(vdev, VGPU_REG_COST_TLB_MISS);
+	t->walk_level_ns = vgpu_rd32(vdev, VGPU_REG_COST_WALK_LEVEL);
+	t->fault_ns = vgpu_rd32(vdev, VGPU_REG_COST_FAULT);
+	t->cmd_ns = vgpu_rd32(vdev, VGPU_REG_COST_CMD);
+	t->modeled_ns = vgpu_counter_read(vdev, VGPU_CTR_MODELED_NS);
+	t->stall_ns = vgpu_counter_read(vdev, VGPU_CTR_STALL_NS);
+	t->kernel_ns = vgpu_rd64(vdev, VGPU_QTIME_REG(0, VGPU_QTIME_CLOCK_LO));
+	t->num_queues = min_t(u32, vgpu_exec_queues(vdev),
+			      DRM_VGPU_QUERY_TIME_QUEUES);
+	for (i = 0; i < t->num_queues; i++) {
+		u32 hw = vgpu_exec_queue(vdev, i)->id;
+
+		t->queue_ns[i] =
+			vgpu_rd64(vdev, VGPU_QTIME_REG(hw, VGPU_QTIME_CLOCK_LO));
+		t->queue_stall_ns[i] =
+			vgpu_rd64(vdev, VGPU_QTIME_REG(hw, VGPU_QTIME_STALL_LO));
+	}
+	drm_dev_exit(idx);
+	return 0;
+}
+
 /**
  * vgpu_query_ioctl() - DRM_IOCTL_VGPU_QUERY
  * @drm: DRM device
@@ -141,7 +182,8 @@ static void vgpu_query_counters(struct vgpu_device *vdev,
  * @file: DRM file of the caller
  *
  * Return: 0, -EINVAL for a bad type/flags/vm_id, -ENOENT for an unknown
- * vm_id, -EFAULT for a bad pointer.
+ * vm_id, -EFAULT for a bad pointer, -EOPNOTSUPP for %DRM_VGPU_QUERY_TIME
+ * on a device without the cost model.
  */
 int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 {
@@ -152,6 +194,7 @@ int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		struct drm_vgpu_query_vm vm;
 		struct drm_vgpu_query_counters ctr;
 		struct drm_vgpu_query_paging paging;
+		struct drm_vgpu_query_time time;
 	} *r;
 	struct vgpu_vm *vm = NULL;
 	bool per_vm;
@@ -174,13 +217,17 @@ int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	case DRM_VGPU_QUERY_PAGING:
 		size = sizeof(r->paging);
 		break;
+	case DRM_VGPU_QUERY_TIME:
+		size = sizeof(r->time);
+		break;
 	default:
 		drm_dbg_driver(drm, "ioctl check failed: unknown query type %u\n",
 			       args->type);
 		return -EINVAL;
 	}
 	per_vm = args->type == DRM_VGPU_QUERY_VM ||
-		 args->type == DRM_VGPU_QUERY_PAGING;
+		 args->type == DRM_VGPU_QUERY_PAGING ||
+		 args->type == DRM_VGPU_QUERY_TIME;
 	if (VGPU_IOCTL_DBG(drm, !per_vm && args->vm_id))
 		return -EINVAL;
 
@@ -213,13 +260,19 @@ int vgpu_query_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 	case DRM_VGPU_QUERY_PAGING:
 		vgpu_paging_query(vm, &r->paging);
 		break;
+	case DRM_VGPU_QUERY_TIME:
+		ret = vgpu_query_time(vdev, vm, &r->time);
+		break;
 	}
 
+	if (ret)
+		goto out_free;
 	size = min(size, args->size);
 	if (copy_to_user(u64_to_user_ptr(args->data), r, size))
 		ret = -EFAULT;
 	else
 		args->size = size;
+out_free:
 	kfree(r);
 out_put_vm:
 	if (vm)

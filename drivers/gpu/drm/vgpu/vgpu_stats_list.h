@@ -112,6 +112,12 @@
 	X(PT_WALKS, pt_walks, "pt-walks", COUNT, DEVICE,		\
 	  VGPU_SRC_HW(WALKS), VGPU_SRC_HW(WALKS), VGPU_STAT_SD,		\
 	  "page-table walks started")					\
+	X(MODELED_NS, modeled_ns, "modeled-time", NS, DEVICE,		\
+	  VGPU_SRC_HW(MODELED_NS), VGPU_SRC_HW(MODELED_NS), VGPU_STAT_SD, \
+	  "modeled GPU time the queues ran and stalled (cost model)")	\
+	X(STALL_NS, stall_ns, "stall-time", NS, DEVICE,		\
+	  VGPU_SRC_HW(STALL_NS), VGPU_SRC_HW(STALL_NS), VGPU_STAT_SD,	\
+	  "of the modeled time, stalled on faults")			\
 	X(TLB_INVALIDATIONS, tlb_invalidations, "tlb-invalidations",	\
 	  COUNT, DEVICE, VGPU_SRC_HW(INVALIDATIONS), VGPU_SRC_SW,	\
 	  VGPU_STAT_SD, "invalidations the device completed; "		\

@@ -1303,9 +1303,13 @@ static const struct vgpu_stats_field vgpu_vm_query_stats[] = {
  */
 void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q)
 {
+	u64 hw[VGPU_CTR_NR];
 	int hw_ctx;
 
-	vgpu_ctx_counters(vm, q->device, &hw_ctx);
+	/* The uapi bank is the first DRM_VGPU_NUM_COUNTERS of the device's. */
+	static_assert(DRM_VGPU_NUM_COUNTERS <= VGPU_CTR_NR);
+	vgpu_ctx_counters(vm, hw, &hw_ctx);
+	memcpy(q->device, hw, sizeof(q->device));
 	q->context = hw_ctx;
 	q->state = (vgpu_vm_banned(vm) ? DRM_VGPU_VM_STATE_BANNED : 0) |
 		   (hw_ctx >= 0 ? DRM_VGPU_VM_STATE_HAS_CONTEXT : 0);

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Modeled GPU time (hardware.rst "Cost model"): QUERY_TIME and the fdinfo
+ * keys drm-vgpu-modeled-time and drm-vgpu-stall-time after jobs, checked
+ * against each other (the exec queue's clock and the VM's counter are
+ * charged the same amounts), against the model's formula over the VM's
+ * device counters, and for a demand-paged BO against the stall rule
+ * (fault service plus the kernel's copies meanwhile).  Hostile QUERY
+ * arguments too.
+ *
+ * Copyright (c) 2026 The vgpu authors
+ */
+#include <errno.h>
+#include <sys/ioctl.h>
+
+#include "kselftest_harness.h"
+#include "vgpu_test.h"
+#include "libvgpu.h"
+
+#define MiB (1ull << 20)
+#define TIMEOUT_NS (10ll * 1000 * 1000 * 1000)
+
+/* What the model charges and what the counters say, at one moment. */
+struct snap {
+	struct drm_vgpu_query_time t;
+	struct drm_vgpu_query_vm vm;
+	uint64_t fdinfo_modeled, fdinfo_stall;
+};
+
+static int snap_take(struct vgpu_dev *dev, struct snap *s)
+{
+	int ret = vgpu_query_time(dev, &s->t);
+
+	if (ret)
+		return ret;
+	ret = vgpu_query_vm(dev, &s->vm);
+	if (ret)
+		return ret;
+	s->fdinfo_modeled = fdinfo_u64(dev->fd, "drm-vgpu-modeled-time");
+	s->fdinfo_stall = fdinfo_u64(dev->fd, "drm-vgpu-stall-time");
+	return 0;
+}
+
+#define D(a, b, field)	((b)->field - (a)->field)
+#define DCTR(a, b, i)	D(a, b, vm.device[i])
+
+static int touch(struct vgpu_dev *dev, uint64_t va, uint64_t size)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_touch(&cmd, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, va, size,
+		       0, 0, 0, 1);
+	ret = vgpu_run(dev, 0, &cmd, TIMEOUT_NS);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+FIXTURE(time) {
+	struct vgpu_dev dev;
+};
+
+FIXTURE_SETUP(time)
+{
+	if (vgpu_open(&self->dev))
+		SKIP(return, "no vgpu render node");
+	if (!(self->dev.caps & VGPU_CAPS_COST_MODEL))
+		SKIP(return, "device without the cost model (caps %#x)",
+		     self->dev.caps);
+}
+
+FIXTURE_TEARDOWN(time)
+{
+	vgpu_close(&self->dev);
+}
+
+/* The model's parameters come back as the device has them. */
+TEST_F(time, parameters)
+{
+	struct drm_vgpu_query_time t;
+
+	ASSERT_EQ(0, vgpu_query_time(&self->dev, &t));
+	EXPECT_GE(VGPU_LINK_C2C, t.link);
+	EXPECT_LT(0, t.vram_bw);
+	EXPECT_LT(0, t.link_bw);
+	EXPECT_LT(0, t.link_lat_ns);
+	EXPECT_LT(0, t.tlb_miss_ns);
+	EXPECT_LT(0, t.walk_level_ns);
+	EXPECT_LT(0, t.fault_ns);
+	EXPECT_LT(0, t.cmd_ns);
+	EXPECT_EQ(self->dev.exec_queues, t.num_queues);
+	EXPECT_GE(t.modeled_ns, t.stall_ns);
+	EXPECT_GE(t.modeled_ns, t.vm_modeled_ns);
+}
+
+/* Size 0 asks for the size; a short buffer gets a prefix; bad ids fail. */
+TEST_F(time, query_arguments)
+{
+	struct drm_vgpu_query_time t;
+	struct drm_vgpu_query q = {
+		.type = DRM_VGPU_QUERY_TIME, .data = (uintptr_t)&t,
+	};
+
+	ASSERT_EQ(0, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
+	EXPECT_EQ(sizeof(t), q.size);
+	memset(&t, 0xff, sizeof(t));
+	q.size = 8;
+	ASSERT_EQ(0, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
+	EXPECT_EQ(8, q.size);
+	EXPECT_EQ(0xffffffffu, t.vram_bw);		/* not written */
+	q.size = sizeof(t);
+	q.vm_id = 12345;
+	EXPECT_ERRNO(ENOENT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
+	q.vm_id = 0;
+	q.flags = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
+	q.flags = 0;
+	q.data = 8;
+	EXPECT_ERRNO(EFAULT, ioctl(self->dev.fd, DRM_IOCTL_VGPU_QUERY, &q));
+}
+
+/*
+ * A TOUCH job over a VRAM BO: the exec queue's clock and the VM's modeled
+ * time move by the same amount, fdinfo shows the VM's, and the amount is
+ * what the formula gives for the VM's counters, within the rounding of a
+ * per-command formula applied to sums (each command rounds down once and
+ * takes the larger of its VRAM and link times).
+ */
+TEST_F(time, job_against_model)
+{
+	const uint64_t size = 8 * MiB;
+	struct snap a, b;
+	uint64_t dt, cmds, vram, link, misses, reads, lo, hi, vns, lns;
+	uint32_t h;
+
+	if (vgpu_bo_create(&self->dev, size, VGPU_PLACE_VRAM, 0, &h))
+		SKIP(return, "no 8 MiB VRAM BO on this device");
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, self->dev.va_start, size,
+				 VGPU_MAP_RW));
+	ASSERT_EQ(0, snap_take(&self->dev, &a));
+	EXPECT_EQ(a.t.vm_modeled_ns, a.fdinfo_modeled);
+	ASSERT_EQ(0, touch(&self->dev, self->dev.va_start, size));
+	ASSERT_EQ(0, snap_take(&self->dev, &b));
+
+	dt = D(&a, &b, t.vm_modeled_ns);
+	EXPECT_EQ(dt, D(&a, &b, t.queue_ns[0]));
+	EXPECT_EQ(0, D(&a, &b, t.vm_stall_ns));
+	EXPECT_EQ(0, D(&a, &b, t.queue_stall_ns[0]));
+	EXPECT_EQ(b.t.vm_modeled_ns, b.fdinfo_modeled);
+	EXPECT_EQ(b.t.vm_stall_ns, b.fdinfo_stall);
+	EXPECT_LE(dt, D(&a, &b, t.modeled_ns));
+
+	cmds = DCTR(&a, &b, VGPU_CTR_COMMANDS);
+	vram = DCTR(&a, &b, VGPU_CTR_VRAM_READ_BYTES) +
+	       DCTR(&a, &b, VGPU_CTR_VRAM_WRITE_BYTES);
+	link = DCTR(&a, &b, VGPU_CTR_SYS_READ_BYTES) +
+	       DCTR(&a, &b, VGPU_CTR_SYS_WRITE_BYTES);
+	misses = DCTR(&a, &b, VGPU_CTR_L1_MISS);
+	reads = DCTR(&a, &b, VGPU_CTR_PT_READS);
+	EXPECT_LE(size, vram);
+	EXPECT_LE(1, cmds);
+	vns = vram * 1000 / b.t.vram_bw;
+	lns = link * 1000 / b.t.link_bw;
+	lo = cmds * b.t.cmd_ns + (vns > lns ? vns : lns) - cmds +
+	     misses * b.t.tlb_miss_ns + (link ? b.t.link_lat_ns : 0) +
+	     reads * (b.t.walk_level_ns < b.t.link_lat_ns ?
+		      b.t.walk_level_ns : b.t.link_lat_ns);
+	hi = cmds * (b.t.cmd_ns + b.t.link_lat_ns) + vns + lns +
+	     misses * b.t.tlb_miss_ns +
+	     reads * (b.t.walk_level_ns > b.t.link_lat_ns ?
+		      b.t.walk_level_ns : b.t.link_lat_ns);
+	EXPECT_LE(lo, dt) TH_LOG("modeled %llu ns below the model's %llu",
+				 (unsigned long long)dt, (unsigned long long)lo);
+	EXPECT_GE(hi, dt) TH_LOG("modeled %llu ns above the model's %llu",
+				 (unsigned long long)dt, (unsigned long long)hi);
+	vgpu_bo_close(&self->dev, h);
+}
+
+/*
+ * A pageable BO faults in on first touch: the job stalls.  Each stall
+ * costs the fault service plus the modeled work the device did meanwhile
+ * (the kernel ring's migrations), so the VM's stall time is at least one
+ * fault_ns and at most one per fault plus all of the kernel's work.
+ */
+TEST_F(time, stalls_against_model)
+{
+	const uint64_t size = 4 * MiB;
+	struct snap a, b;
+	uint64_t stall, faults, rounded;
+	uint32_t h;
+
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, &rounded));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, self->dev.va_start, rounded,
+				 VGPU_MAP_RW));
+	ASSERT_EQ(0, snap_take(&self->dev, &a));
+	ASSERT_EQ(0, touch(&self->dev, self->dev.va_start, size));
+	ASSERT_EQ(0, snap_take(&self->dev, &b));
+
+	stall = D(&a, &b, t.vm_stall_ns);
+	faults = DCTR(&a, &b, VGPU_CTR_FAULTS);
+	ASSERT_LE(1, faults);
+	EXPECT_EQ(stall, D(&a, &b, t.queue_stall_ns[0]));
+	EXPECT_EQ(D(&a, &b, t.vm_modeled_ns), D(&a, &b, t.queue_ns[0]));
+	EXPECT_LE(b.t.fault_ns, stall);
+	EXPECT_GE(faults * b.t.fault_ns + D(&a, &b, t.kernel_ns), stall);
+	EXPECT_LT(0, D(&a, &b, t.kernel_ns));		/* the migrations */
+	EXPECT_LE(stall, D(&a, &b, t.stall_ns));
+	EXPECT_EQ(b.t.vm_stall_ns, b.fdinfo_stall);
+	EXPECT_EQ(b.t.vm_modeled_ns, b.fdinfo_modeled);
+	vgpu_bo_close(&self->dev, h);
+}
+
+TEST_HARNESS_MAIN
