@@ -70,7 +70,8 @@ static void op_get_param(struct fz_thread *t, struct fz_ctx *c)
 	struct drm_vgpu_get_param gp = { 0 };
 	int ret;
 
-	gp.param = fz_chance(r, 85) ? fz_below(r, 13) : fz_interesting32(r);
+	gp.param = fz_chance(r, 85) ? fz_below(r, DRM_VGPU_PARAM_SVM + 1) :
+				      fz_interesting32(r);
 	if (fz_chance(r, 5))
 		gp.flags = fz_interesting32(r) | 1;
 	else if (fz_chance(r, 5))
@@ -78,7 +79,7 @@ static void op_get_param(struct fz_thread *t, struct fz_ctx *c)
 	ret = fz_ioctl(t, c->dev.fd, DRM_IOCTL_VGPU_GET_PARAM, &gp);
 	if (gp.flags || gp.pad)
 		fz_expect(t, c, ret, EINVAL, "GET_PARAM with flags or pad set");
-	else if (gp.param > DRM_VGPU_PARAM_MAX_BO_SIZE)
+	else if (gp.param > DRM_VGPU_PARAM_SVM)
 		fz_expect(t, c, ret, EINVAL, "GET_PARAM of an unknown parameter");
 	else if (ret && c->private)
 		fz_finding(t, "GET_PARAM %u: %s", gp.param, strerror(-ret));
@@ -91,13 +92,15 @@ static void op_query(struct fz_thread *t, struct fz_ctx *c)
 		sizeof(struct drm_vgpu_query_vm),
 		sizeof(struct drm_vgpu_query_counters),
 		sizeof(struct drm_vgpu_query_paging),
+		sizeof(struct drm_vgpu_query_time),
 	};
+	const uint32_t ntypes = sizeof(sizes) / sizeof(sizes[0]);
 	static __thread uint8_t buf[4096];
 	struct fz_rng *r = &t->rng;
 	struct drm_vgpu_query q = { 0 };
 	int ret;
 
-	q.type = fz_chance(r, 90) ? fz_below(r, 4) : fz_interesting32(r);
+	q.type = fz_chance(r, 90) ? fz_below(r, ntypes) : fz_interesting32(r);
 	switch (fz_below(r, 4)) {
 	case 0:
 		q.size = 0;
@@ -106,7 +109,7 @@ static void op_query(struct fz_thread *t, struct fz_ctx *c)
 		q.size = fz_below(r, sizeof(buf));
 		break;
 	default:
-		q.size = q.type < 4 ? sizes[q.type] : 64;
+		q.size = q.type < ntypes ? sizes[q.type] : 64;
 		break;
 	}
 	q.data = fz_user_ptr(r, buf);
@@ -117,10 +120,11 @@ static void op_query(struct fz_thread *t, struct fz_ctx *c)
 	ret = fz_ioctl(t, c->dev.fd, DRM_IOCTL_VGPU_QUERY, &q);
 	if (q.flags)
 		fz_expect(t, c, ret, EINVAL, "QUERY with flags set");
-	else if (q.type >= 4)
+	else if (q.type >= ntypes)
 		fz_expect(t, c, ret, EINVAL, "QUERY of an unknown type");
 	else if (q.vm_id && (q.type == DRM_VGPU_QUERY_VM ||
-			     q.type == DRM_VGPU_QUERY_PAGING))
+			     q.type == DRM_VGPU_QUERY_PAGING ||
+			     q.type == DRM_VGPU_QUERY_TIME))
 		fz_expect(t, c, ret, ENOENT, "QUERY of an unknown vm_id");
 	else if (q.vm_id)
 		fz_expect(t, c, ret, EINVAL, "QUERY with a vm_id for a device report");
