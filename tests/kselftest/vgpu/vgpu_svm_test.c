@@ -455,7 +455,13 @@ static void *toggle(void *arg)
 		    mprotect(t->p, t->size, PROT_READ | PROT_WRITE))
 			break;
 		t->rounds++;
-		usleep(500);
+		/*
+		 * Room for a fault to be resolved between two changes: one
+		 * that loses the race to every change for a second gives up
+		 * and cancels (svm.rst), and under KASAN resolving the 512
+		 * pages of a block takes milliseconds.
+		 */
+		usleep(5000);
 	}
 	return NULL;
 }
