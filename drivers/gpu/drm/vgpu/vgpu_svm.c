@@ -117,8 +117,10 @@ static unsigned int vgpu_svm_block_release(struct vgpu_svm_mirror *m,
 
 	for_each_set_bit_from(s, b->mapped, e) {
 		dma_unmap_page(vgpu_svm_dev(m), b->dma[s], PAGE_SIZE,
-			       DMA_BIDIRECTIONAL);
+			       test_bit(s, b->writable) ? DMA_BIDIRECTIONAL :
+							  DMA_TO_DEVICE);
 		__clear_bit(s, b->mapped);
+		__clear_bit(s, b->writable);
 		n++;
 	}
 	return n;
@@ -294,25 +296,30 @@ static struct vgpu_svm_block *vgpu_svm_block_get(struct vgpu_svm_mirror *m,
 	return b;
 }
 
+/* The DMA direction of pages mapped with @pte_flags. */
+static enum dma_data_direction vgpu_svm_dma_dir(u64 pte_flags)
+{
+	return pte_flags & VGPU_PTE_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+}
+
 static void vgpu_svm_dma_unmap(struct vgpu_svm_mirror *m, dma_addr_t *dma,
-			       unsigned long n)
+			       unsigned long n, enum dma_data_direction dir)
 {
 	while (n--)
-		dma_unmap_page(vgpu_svm_dev(m), dma[n], PAGE_SIZE,
-			       DMA_BIDIRECTIONAL);
+		dma_unmap_page(vgpu_svm_dev(m), dma[n], PAGE_SIZE, dir);
 }
 
 static int vgpu_svm_dma_map(struct vgpu_svm_mirror *m,
 			    const unsigned long *pfns, dma_addr_t *dma,
-			    unsigned long n)
+			    unsigned long n, enum dma_data_direction dir)
 {
 	unsigned long i;
 
 	for (i = 0; i < n; i++) {
 		dma[i] = dma_map_page(vgpu_svm_dev(m), hmm_pfn_to_page(pfns[i]),
-				      0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+				      0, PAGE_SIZE, dir);
 		if (dma_mapping_error(vgpu_svm_dev(m), dma[i])) {
-			vgpu_svm_dma_unmap(m, dma, i);
+			vgpu_svm_dma_unmap(m, dma, i, dir);
 			return -ENOMEM;
 		}
 	}
@@ -397,6 +404,8 @@ static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 	for (i = s; i < e; i++) {
 		b->dma[i] = dma[i - s];
 		__set_bit(i, b->mapped);
+		if (pte_flags & VGPU_PTE_WRITE)
+			__set_bit(i, b->writable);
 	}
 	mutex_unlock(&m->lock);
 	return 0;
@@ -410,7 +419,9 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 	u64 base = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT);
 	u64 bstart = max(base, m->start);
 	u64 bend = min(base + (1ull << VGPU_SVM_BLOCK_SHIFT), m->end);
-	u64 pte_flags = VGPU_PTE_READ | (write ? VGPU_PTE_WRITE : 0);
+	u64 pte_flags = (VGPU_PTE_READ | (write ? VGPU_PTE_WRITE : 0)) &
+			m->pte_flags;
+	enum dma_data_direction dir = vgpu_svm_dma_dir(pte_flags);
 	unsigned long timeout = jiffies +
 				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	struct mm_struct *mm = vm->mm;
@@ -443,13 +454,12 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 		if (ret)
 			break;
 		n = (end - start) >> PAGE_SHIFT;
-		ret = vgpu_svm_dma_map(m, pfns, dma, n);
+		ret = vgpu_svm_dma_map(m, pfns, dma, n, dir);
 		if (ret)
 			break;
-		ret = vgpu_svm_commit(m, b, &up, start, end, dma,
-				      pte_flags & m->pte_flags, seq);
+		ret = vgpu_svm_commit(m, b, &up, start, end, dma, pte_flags, seq);
 		if (ret == -EAGAIN) {
-			vgpu_svm_dma_unmap(m, dma, n);
+			vgpu_svm_dma_unmap(m, dma, n, dir);
 			ret = 0;
 			continue;
 		}

@@ -21,6 +21,9 @@ struct vgpu_vm;
 /**
  * struct vgpu_svm_block - the pages of one 2 MiB-aligned block of a mirror
  * @mapped: pages the GPU page tables map now.
+ * @writable: pages of @mapped mapped writable, DMA-mapped
+ *	%DMA_BIDIRECTIONAL; the others are %DMA_TO_DEVICE (the device only
+ *	reads them: the shared zero page, say, may be mapped many times).
  * @dma: DMA address of each page in @mapped.
  *
  * Created by the first GPU fault in the block, freed with the mirror.
@@ -28,6 +31,7 @@ struct vgpu_vm;
  */
 struct vgpu_svm_block {
 	DECLARE_BITMAP(mapped, VGPU_SVM_BLOCK_PAGES);
+	DECLARE_BITMAP(writable, VGPU_SVM_BLOCK_PAGES);
 	dma_addr_t dma[VGPU_SVM_BLOCK_PAGES];
 };
 
