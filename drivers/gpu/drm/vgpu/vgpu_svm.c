@@ -44,8 +44,10 @@
  * 2. The pages are DMA mapped.
  * 3. Under the mirror's notifier lock, if the notifier's sequence moved
  *    since step 1 (the CPU's view changed meanwhile), everything is undone
- *    and tried again (for a second at most: then the fault is
- *    unresolvable); else the block's old pages are zapped and the new
+ *    and tried again over less (the 64 KiB around the faulting address,
+ *    then its page alone, so that a fault racing frequent changes still
+ *    gets through), for a second at most: then the fault is
+ *    unresolvable; else the block's old pages are zapped and the new
  *    ones written as system-memory leaves through the generic walker
  *    (vgpu_pt_map_dma()), writable only for a write fault.  A read fault
  *    thus maps read-only even where the CPU could write, and a later GPU
@@ -411,6 +413,19 @@ static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 	return 0;
 }
 
+/*
+ * Shrink the range [@start, @end) a fault at @va maps to the 64 KiB
+ * around @va, then to its page, inside mirror @m.
+ */
+static void vgpu_svm_narrow(struct vgpu_svm_mirror *m, u64 va, u64 *start,
+			    u64 *end)
+{
+	u64 span = *end - *start > SZ_64K ? SZ_64K : PAGE_SIZE;
+
+	*start = max(round_down(va, span), m->start);
+	*end = min(round_down(va, span) + span, m->end);
+}
+
 /* Resolve a fault at @va in mirror @m; a write fault if @write. */
 static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 				 bool write, struct vgpu_chunk_fault *f)
@@ -460,6 +475,12 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 		ret = vgpu_svm_commit(m, b, &up, start, end, dma, pte_flags, seq);
 		if (ret == -EAGAIN) {
 			vgpu_svm_dma_unmap(m, dma, n, dir);
+			/*
+			 * The CPU changed the range meanwhile: try again with
+			 * less, down to the faulting page, so that a fault
+			 * racing frequent changes still gets through.
+			 */
+			vgpu_svm_narrow(m, va, &bstart, &bend);
 			ret = 0;
 			continue;
 		}
