@@ -20,7 +20,14 @@
  * measured several times, interleaved (shared 1, shared 256, private 1,
  * private 256, and again), and a row reports the median run with the
  * fastest and slowest beside it; speedup is the median at limit 1 over
- * the row's median.  The buffer's system pages are allocated (by CPU
+ * the row's median.  Of the fault thread's time, wait_ns_per_fault is
+ * what it spent waiting for the batches' chunk copies (counters/
+ * fault_copy_wait_ns): the copy engine moving each fault's chunk, the
+ * same bytes at any limit, and bound by the host's memory bandwidth under
+ * TCG; handling_ns_per_fault is the rest, what batching can amortise
+ * (reading, sorting and resolving records, evictions, TLB invalidations,
+ * submitting, mapping, replaying), and handling_speedup its ratio to
+ * the limit-1 row's.  The buffer's system pages are allocated (by CPU
  * stores) before the measurement: otherwise the first fault populates the
  * whole buffer, and that cost, the same at every limit, is most of what
  * is measured.
@@ -52,6 +59,9 @@ static const struct report_col cols[] = {
 	{ "min_ns_per_fault", REPORT_F64, 0 },
 	{ "max_ns_per_fault", REPORT_F64, 0 },
 	{ "speedup", REPORT_F64, 2 },
+	{ "wait_ns_per_fault", REPORT_F64, 0 },
+	{ "handling_ns_per_fault", REPORT_F64, 0 },
+	{ "handling_speedup", REPORT_F64, 2 },
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -61,7 +71,7 @@ static const struct report_col cols[] = {
 struct sample {
 	unsigned int queues;
 	double seconds, modeled_s;
-	uint64_t faults, batches, duplicates, resolved, bytes, ns;
+	uint64_t faults, batches, duplicates, resolved, bytes, ns, wait;
 	double ns_per_fault;
 };
 
@@ -79,6 +89,7 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 	uint64_t size = (o->quick ? 32 : 96) * BENCH_MIB;
 	struct drm_vgpu_paging_counters c0, c1;
 	struct drm_vgpu_query_time m0, m1;
+	uint64_t w0 = 0, w1 = 0;
 	uint32_t sync[8], q, nq;
 	uint64_t slowest = 0;
 	struct vgpu_cmd cmd;
@@ -105,6 +116,8 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 		ret = bench_paging(&dev, &c0);
 	if (!ret)
 		ret = bench_time(&dev, &m0);
+	if (!ret)
+		ret = bench_counter(o->fd, "fault_copy_wait_ns", &w0);
 	t0 = bench_now();
 	for (q = 0; q < nq && !ret; q++) {
 		uint64_t va = shared ? b.va : b.va + q * size;
@@ -128,6 +141,8 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 		ret = bench_paging(&dev, &c1);
 	if (!ret)
 		ret = bench_time(&dev, &m1);
+	if (!ret)
+		ret = bench_counter(o->fd, "fault_copy_wait_ns", &w1);
 	for (q = 0; q < nq && q < m1.num_queues; q++)
 		if (m1.queue_ns[q] - m0.queue_ns[q] > slowest)
 			slowest = m1.queue_ns[q] - m0.queue_ns[q];
@@ -140,6 +155,7 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 			.duplicates = c1.fault_duplicates - c0.fault_duplicates,
 			.resolved = c1.faults_resolved - c0.faults_resolved,
 			.bytes = c1.bytes_to_vram - c0.bytes_to_vram, .ns = ns,
+			.wait = w1 - w0,
 			.ns_per_fault = faults ? (double)ns / faults : 0.0,
 			.modeled_s = bench_modeled_s(0, slowest),
 		};
@@ -169,21 +185,27 @@ static struct report *run(const struct bench_opts *o)
 			for (i = 0; i < 2 && !ret; i++)
 				ret = one(&smp[s][i][n], o, s == 0, limits[i]);
 	for (s = 0; s < 2 && !ret; s++) {
-		double base = 0;
+		double base = 0, hbase = 0;
 
 		for (i = 0; i < 2 && !ret; i++) {
 			struct sample *v = smp[s][i], *m = &v[runs / 2];
+			double wait, handling;
 
 			qsort(v, runs, sizeof(*v), cmp_sample);
-			if (!i)
+			wait = m->faults ? (double)m->wait / m->faults : 0.0;
+			handling = m->ns_per_fault > wait ? m->ns_per_fault - wait : 0.0;
+			if (!i) {
 				base = m->ns_per_fault;
+				hbase = handling;
+			}
 			ret = report_row(r, s == 0 ? "shared" : "private",
 					 (uint64_t)limits[i], (uint64_t)m->queues,
 					 (uint64_t)runs, m->seconds, m->modeled_s, m->faults,
 					 m->batches, m->duplicates, m->resolved,
 					 m->bytes, m->ns, m->ns_per_fault,
 					 v[0].ns_per_fault, v[runs - 1].ns_per_fault,
-					 m->ns_per_fault ? base / m->ns_per_fault : 0.0);
+					 m->ns_per_fault ? base / m->ns_per_fault : 0.0,
+					 wait, handling, handling ? hbase / handling : 0.0);
 		}
 	}
 	if (old_limit[0])

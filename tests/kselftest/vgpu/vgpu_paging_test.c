@@ -1604,6 +1604,128 @@ TEST_F(pageable, victims_written_back_in_the_batch)
 }
 
 /*
+ * A batch's victims give up their mappings first and wait for the TLB
+ * once, together: sending sixteen chunks home (eight the GPU wrote, eight
+ * it only read) takes one or two invalidations, not sixteen, copies back
+ * exactly the eight written (the clean ones' copies back, queued before
+ * the bits were final, are cancelled), and every byte arrives.
+ */
+TEST_F(pageable, victims_share_one_tlb_invalidation)
+{
+	const uint64_t chunk = 2 * MiB, size = 16 * chunk;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t *p, *res, i, moved, inval0, inval, jobs0, jobs;
+	struct vgpu_cmd cmd;
+	uint32_t h, rh;
+
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(13, i);
+	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+
+	/* All in VRAM and mapped; the GPU writes every other chunk. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+	ASSERT_EQ(size, moved);
+	vgpu_cmd_init(&cmd);
+	for (i = 0; i < size / chunk; i += 2)
+		vgpu_cmd_fill(&cmd, PVA + i * chunk, chunk, 0x77000000u + (uint32_t)i);
+	vgpu_cmd_checksum(&cmd, PVA + chunk, chunk, PVA - 2 * MiB);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, 60 * SEC));
+	vgpu_cmd_fini(&cmd);
+
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	inval0 = dev_counter(&self->dev, "tlb_invalidations");
+	jobs0 = dev_counter(&self->dev, "copy_jobs");
+	ASSERT_NE(~0ull, inval0);
+	ASSERT_NE(~0ull, jobs0);
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_SYSTEM, &moved));
+	inval = dev_counter(&self->dev, "tlb_invalidations") - inval0;
+	jobs = dev_counter(&self->dev, "copy_jobs") - jobs0;
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	TH_LOG("16 victims: %llu TLB invalidations, %llu copy jobs",
+	       (unsigned long long)inval, (unsigned long long)jobs);
+	EXPECT_EQ(size, moved);
+	EXPECT_EQ(pg0.vm.evictions + 16, pg.vm.evictions);
+	EXPECT_EQ(pg0.vm.bytes_to_system + 8 * chunk, pg.vm.bytes_to_system);
+	EXPECT_EQ(pg0.device.bytes_to_system + 8 * chunk, pg.device.bytes_to_system);
+	EXPECT_LE(1, inval);
+	EXPECT_GE(2, inval);
+	EXPECT_GE(2, jobs);
+
+	for (i = 0; i < size / 8; i++) {
+		uint64_t c = i * 8 / chunk, v = 0x77000000u + c;
+		uint64_t want = c & 1 ? pattern(13, i) : v << 32 | v;
+
+		if (p[i] != want)
+			break;
+	}
+	EXPECT_EQ(size / 8, i) TH_LOG("first bad qword %llu", (unsigned long long)i);
+	vgpu_bo_unmap(p, size);
+	vgpu_bo_unmap(res, 4096);
+}
+
+/*
+ * GPU stores racing evictions for a batch: job j stores its own value in
+ * line j of every 4 KiB page of a BO while the CPU sends the BO home and
+ * back, job after job.  Each store must survive every later eviction: a
+ * victim the device wrote before its leaves went, or through a
+ * translation it still cached until the batch's one TLB invalidation, is
+ * copied back, never cancelled.
+ */
+TEST_F(pageable, gpu_stores_survive_batched_evictions)
+{
+	const uint64_t size = 4 * MiB, page = 4096, line = 64, jobs = 24;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t moved, i, j, bad = 0;
+	struct vgpu_cmd cmd;
+	uint32_t h, sync, *p;
+
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_syncobj_create(&self->dev, &sync));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+
+	vgpu_cmd_init(&cmd);
+	for (j = 0; j < jobs; j++) {
+		vgpu_cmd_reset(&cmd);
+		for (i = 0; i < size / page; i++)
+			vgpu_cmd_fill(&cmd, PVA + i * page + j * line, line,
+				      0x3c000000u + (uint32_t)(j << 12 | i));
+		ASSERT_EQ(0, vgpu_submit(&self->dev, 1, &cmd, NULL, 0, sync));
+		EXPECT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_SYSTEM,
+					   &moved));
+		EXPECT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM,
+					   &moved));
+		ASSERT_EQ(0, vgpu_syncobj_wait(&self->dev, sync, 60 * SEC));
+		EXPECT_EQ(1, vgpu_syncobj_status(&self->dev, sync));
+	}
+	vgpu_cmd_fini(&cmd);
+	/* Home once more, by a batch: what the CPU reads went through one. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_SYSTEM, &moved));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	TH_LOG("%llu MiB written back, %llu faults", (unsigned long long)
+	       ((pg.vm.bytes_to_system - pg0.vm.bytes_to_system) >> 20),
+	       (unsigned long long)(pg.vm.faults - pg0.vm.faults));
+	EXPECT_EQ(0, pg.vm.faults_cancelled - pg0.vm.faults_cancelled);
+
+	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
+	for (i = 0; i < size / page; i++)
+		for (j = 0; j < jobs; j++)
+			bad += p[(i * page + j * line) / 4] !=
+			       0x3c000000u + (uint32_t)(j << 12 | i);
+	EXPECT_EQ(0, bad);
+	vgpu_bo_unmap(p, size);
+}
+
+/*
  * PREFETCH queues the copies of its whole range in one batch, waited for
  * once: eight chunks take one or two copy jobs (a job holds at least four
  * chunks of 4 KiB pieces), not eight; the data arrives and is mapped.

@@ -82,16 +82,23 @@
  * stalled queues replay.  So the page tables never point at a VRAM copy
  * before its copy is done: the order is unmap (and TLB invalidation),
  * copy, wait, map, replay.  The victims that make room for a batch's
- * copies are evicted into the batch too: each is unmapped everywhere
- * (the TLB invalidation waited for, so its dirty bits are final), its
- * copy back queued in the batch if it is dirty, and its block *handed
- * over* to the batch (&vgpu_chunk_batch.spare) instead of freed; the
- * batch's next copy into VRAM takes that block, and the copy engine runs
- * it after the copy back, in the order they were queued.  No other
- * allocation sees the block until vgpu_chunk_batch_finish() frees what
- * is left of them, after the wait.  While its copy back runs, the victim
- * is *copying home* and nobody maps it.  PREFETCH and ADVISE batch their
- * copies, and the evictions that make room for them, the same way.
+ * copies are evicted into the batch too: each loses its leaves in every
+ * VM, but the TLB invalidation is left to the batch; its copy back is
+ * queued in the batch whatever its dirty bits say yet, and its block
+ * *handed over* to the batch (&vgpu_chunk_batch.spare) instead of freed;
+ * the batch's next copy into VRAM takes that block, and the copy engine
+ * runs it after the copy back, in the order they were queued.  Before
+ * any of the batch's copies becomes a job, the batch *settles* its
+ * victims (vgpu_chunk_batch_settle_locked()): one TLB invalidation per
+ * VM for all of them, waited for, a second look at their leaves for the
+ * bits the device set meanwhile, and the copies back of those still
+ * clean turned into NOPs.  So a batch of N victims waits for the TLB
+ * once, not N times, and copies back only what the device wrote.  No
+ * other allocation sees a handed-over block until
+ * vgpu_chunk_batch_finish() frees what is left of them, after the wait.
+ * Until its copy back ends, the victim is *copying home* and nobody
+ * maps it.  PREFETCH and ADVISE batch their copies, and the evictions
+ * that make room for them, the same way.
  *
  * While &vgpu_chunk.copy is set nobody else maps, copies or evicts it:
  * CPU faults, PREFETCH, ADVISE and the other mappings' faults wait for
@@ -123,7 +130,8 @@
  * are final only then (a walk that read a leaf before the zap still sets
  * its bits, and a TLB entry cached with DIRTY writes without setting it
  * again, but it was set when the entry was cached), so each VM's entries
- * are zapped a second time after the flush, for bits set in between.
+ * are zapped a second time after the flush, for bits set in between
+ * (for a batch's victims, once for the whole batch, see above).
  * Then a dirty copy is copied back to the system pages (waited for) and
  * a clean one is not; then the VRAM goes back to the pool; then, for a
  * chunk advised ACCESSED_BY the GPU, the system pages are mapped in its
@@ -459,17 +467,30 @@ static int vgpu_chunk_map_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	return ret;
 }
 
+/* What vgpu_chunk_unmap_all_locked() is for. */
+enum vgpu_chunk_unmap {
+	VGPU_CHUNK_UNMAP,		/* a move that is no eviction */
+	VGPU_CHUNK_UNMAP_EVICT,		/* an eviction */
+	VGPU_CHUNK_UNMAP_EVICT_DEFER,	/* an eviction for a batch */
+	VGPU_CHUNK_UNMAP_SETTLE,	/* its batch's invalidation is done */
+};
+
 /*
  * Removes chunk @c from every VM that maps it, at every VA, and waits for
  * the TLBs; the device's dirty bits are final then (vgpu_vm_pt_zap()).
- * With @evict, counts an eviction in each such VM, and the bytes to write
- * back in each that wrote the copy (or all, for a copy already dirty).
+ * For an eviction (@how), counts one in each such VM, and the bytes to
+ * write back in each that wrote the copy (or all, for a copy already
+ * dirty).  An eviction for a batch leaves the TLB invalidation to the
+ * batch (vgpu_chunk_batch_settle_locked()), which then calls again to
+ * settle: the second call finds what the device set in between.
  *
- * Return: whether the VRAM copy is dirty.
+ * Return: whether the VRAM copy is dirty, as far as is known yet.
  */
 static bool vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
-					struct vgpu_chunk *c, bool evict)
+					struct vgpu_chunk *c,
+					enum vgpu_chunk_unmap how)
 {
+	bool defer = how == VGPU_CHUNK_UNMAP_EVICT_DEFER;
 	struct drm_gem_object *obj = &c->bo->tbo.base;
 	bool was_dirty = c->flags & VGPU_CHUNK_DIRTY;
 	u64 csize = vgpu_chunk_size(vdev);
@@ -488,12 +509,13 @@ static bool vgpu_chunk_unmap_all_locked(struct vgpu_device *vdev,
 				continue;
 			mapped = true;
 			/* Leaves never straddle chunks: nothing to split. */
-			ad |= vgpu_vm_pt_zap(vm, gva, va, size);
+			ad |= vgpu_vm_pt_zap(vm, gva, va, size, defer);
 		}
-		if (evict && mapped) {
+		if (how != VGPU_CHUNK_UNMAP && mapped) {
 			u64 bytes = was_dirty || (ad & VGPU_PTE_DIRTY) ? csize : 0;
 
-			vgpu_stats_vm_add(vm, VGPU_STAT_EVICTIONS, 1);
+			if (how != VGPU_CHUNK_UNMAP_SETTLE)
+				vgpu_stats_vm_add(vm, VGPU_STAT_EVICTIONS, 1);
 			vgpu_stats_vm_add(vm, VGPU_STAT_BYTES_TO_SYSTEM, bytes);
 		}
 	}
@@ -612,6 +634,59 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 					enum vgpu_chunk_event ev, u32 in,
 					struct vgpu_chunk_act *a);
 
+/**
+ * vgpu_chunk_batch_settle_locked() - finish the evictions a batch began
+ * @cb: batch
+ *
+ * The batch's victims lost their mappings without a TLB invalidation
+ * each, and each has its copy back queued in front of the copies that
+ * reuse its block.  Before any of that runs: one invalidation per VM for
+ * all of them, waited for (vgpu_vm_inval_flush()); then each victim's
+ * leaves once more, for the dirty bits the device set through
+ * translations it still cached; then the copies back of the victims that
+ * stayed clean are cancelled.  A victim whose copy back was cut into a
+ * job before this (the batch filled while it was queued) keeps it.
+ *
+ * Context: &vgpu_pool.lock held; sleeps (TLB invalidation).
+ */
+static void vgpu_chunk_batch_settle_locked(struct vgpu_chunk_batch *cb)
+{
+	struct vgpu_device *vdev = cb->copy.vdev;
+	u64 size = vgpu_chunk_size(vdev);
+	unsigned int i;
+
+	lockdep_assert_held(&vdev->pool.lock);
+	if (!cb->nr_victims)
+		return;
+	vgpu_vm_inval_flush(vdev);
+	for (i = 0; i < cb->nr_victims; i++) {
+		struct vgpu_chunk_victim *v = &cb->victims[i];
+		struct vgpu_chunk *c = v->chunk;
+
+		if (vgpu_chunk_unmap_all_locked(vdev, c, VGPU_CHUNK_UNMAP_SETTLE) ||
+		    v->dirty || !v->end)
+			vgpu_stats_add(vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, size);
+		else
+			vgpu_migrate_batch_cancel(&cb->copy, v->start, v->end, size);
+		c->flags &= ~(VGPU_CHUNK_DIRTY | VGPU_CHUNK_SETTLING);
+	}
+	cb->nr_victims = 0;
+}
+
+/* The batch is full: its victims settle before their copies become a job. */
+static void vgpu_chunk_batch_before_job(struct vgpu_migrate_batch *b)
+{
+	vgpu_chunk_batch_settle_locked(container_of(b, struct vgpu_chunk_batch,
+						    copy));
+}
+
+/* Settles @cb's victims and starts its copies.  Context: pool lock held. */
+static void vgpu_chunk_batch_submit_locked(struct vgpu_chunk_batch *cb)
+{
+	vgpu_chunk_batch_settle_locked(cb);
+	vgpu_migrate_batch_submit(&cb->copy);
+}
+
 /*
  * Ends chunk @c's copy once its fence has signalled.  A failed copy into
  * VRAM leaves the system pages authoritative and frees the VRAM copy; a
@@ -655,7 +730,7 @@ static int vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
 		struct dma_fence *f = dma_fence_get(c->copy);
 
 		if (cb && vgpu_migrate_batch_owns(&cb->copy, f))
-			vgpu_migrate_batch_submit(&cb->copy);
+			vgpu_chunk_batch_submit_locked(cb);
 		vgpu_pool_unlock(pool);
 		dma_fence_wait(f, false);
 		vgpu_pool_lock(pool);
@@ -669,14 +744,7 @@ static int vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
 static bool vgpu_chunk_batch_has(struct vgpu_chunk_batch *cb,
 				 struct vgpu_chunk *c)
 {
-	unsigned int i;
-
-	if (!cb || !c->copy)
-		return false;
-	for (i = 0; i < cb->nr_chunks; i++)
-		if (cb->chunks[i] == c)
-			return true;
-	return false;
+	return cb && c->copy && c->batch == cb->id;
 }
 
 /*
@@ -716,9 +784,50 @@ static int vgpu_chunk_copy_locked(struct vgpu_device *vdev,
 	if (ret)
 		return ret;
 	c->copy = vgpu_migrate_batch_fence(&cb->copy);
+	c->batch = cb->id;
 	drm_gem_object_get(&tbo->base);
 	cb->chunks[cb->nr_chunks++] = c;
 	return 0;
+}
+
+/*
+ * VGPU_CHUNK_DO_COPY_BACK for a victim of batch @cb, its mappings gone
+ * but not its TLB entries: the copy back is queued whatever the dirty
+ * bits say so far (@dirty), and cancelled when the batch settles if they
+ * still say clean.
+ */
+static int vgpu_chunk_copy_back_deferred_locked(struct vgpu_device *vdev,
+						struct vgpu_chunk *c,
+						struct vgpu_chunk_batch *cb,
+						bool dirty)
+{
+	struct vgpu_chunk_victim *v;
+	int ret;
+
+	ret = vgpu_chunk_grow((void **)&cb->victims, &cb->max_victims,
+			      cb->nr_victims + 1, sizeof(*cb->victims));
+	if (ret)
+		return ret;
+	cb->victims[cb->nr_victims++] = (struct vgpu_chunk_victim) {
+		.chunk = c, .dirty = dirty,
+		.start = vgpu_migrate_batch_pos(&cb->copy),
+	};
+	c->flags |= VGPU_CHUNK_SETTLING;
+	ret = vgpu_chunk_copy_locked(vdev, c, cb, c->vram, false);
+	/* Settled meanwhile (the batch filled): the copy back stays. */
+	if (!cb->nr_victims || cb->victims[cb->nr_victims - 1].chunk != c)
+		return ret;
+	v = &cb->victims[cb->nr_victims - 1];
+	if (!ret) {
+		v->end = vgpu_migrate_batch_pos(&cb->copy);
+		return 0;
+	}
+	cb->nr_victims--;
+	c->flags &= ~VGPU_CHUNK_SETTLING;
+	/* It stays in VRAM, unmapped: its bits must be final all the same. */
+	vgpu_vm_inval_flush(vdev);
+	vgpu_chunk_unmap_all_locked(vdev, c, VGPU_CHUNK_UNMAP);
+	return ret;
 }
 
 /* ------------------------------------------------------ transitions --- */
@@ -835,10 +944,9 @@ static int vgpu_chunk_copy_in_locked(struct vgpu_device *vdev,
  * the chunk then stays in VRAM, unmapped, and the next fault maps it.
  */
 static int vgpu_chunk_copy_back_locked(struct vgpu_device *vdev,
-				       struct vgpu_chunk *c,
-				       struct vgpu_chunk_batch *cb)
+				       struct vgpu_chunk *c)
 {
-	int ret = vgpu_chunk_copy_locked(vdev, c, cb, c->vram, false);
+	int ret = vgpu_chunk_copy_locked(vdev, c, NULL, c->vram, false);
 
 	if (ret == -EOPNOTSUPP || ret == -ENXIO || ret == -ENOMEM) {
 		drm_err_ratelimited(&vdev->drm, "chunk eviction failed: %d\n", ret);
@@ -893,6 +1001,16 @@ static int vgpu_chunk_map_step_locked(struct vgpu_device *vdev,
 	return 0;
 }
 
+/* How the UNMAP_GPU step of a plan with @steps unmaps. */
+static enum vgpu_chunk_unmap vgpu_chunk_unmap_how(u32 steps)
+{
+	if (steps & VGPU_CHUNK_DO_HAND_OVER)
+		return VGPU_CHUNK_UNMAP_EVICT_DEFER;
+	if (steps & VGPU_CHUNK_DO_FREE)
+		return VGPU_CHUNK_UNMAP_EVICT;
+	return VGPU_CHUNK_UNMAP;
+}
+
 /*
  * Takes chunk @c through the transition vgpu_chunk_plan() gives for @ev
  * (and @in, over the chunk's advice), running its steps in their order:
@@ -938,13 +1056,14 @@ static int vgpu_chunk_transition_locked(struct vgpu_device *vdev,
 	if (p.steps & VGPU_CHUNK_DO_ZAP_CPU)
 		vgpu_chunk_zap_cpu(vdev, c);
 	if (p.steps & VGPU_CHUNK_DO_UNMAP_GPU)
-		dirty = vgpu_chunk_unmap_all_locked(vdev, c, p.steps &
-						    (VGPU_CHUNK_DO_FREE |
-						     VGPU_CHUNK_DO_HAND_OVER));
-	if ((p.steps & VGPU_CHUNK_DO_COPY_BACK) && dirty) {
-		ret = vgpu_chunk_copy_back_locked(vdev, c,
-						  p.steps & VGPU_CHUNK_DO_HAND_OVER ?
-						  a->cb : NULL);
+		dirty = vgpu_chunk_unmap_all_locked(vdev, c, vgpu_chunk_unmap_how(p.steps));
+	if (p.steps & VGPU_CHUNK_DO_HAND_OVER) {
+		/* Before the TLB flush: queued whatever the bits say yet. */
+		ret = vgpu_chunk_copy_back_deferred_locked(vdev, c, a->cb, dirty);
+		if (ret)
+			return ret;
+	} else if ((p.steps & VGPU_CHUNK_DO_COPY_BACK) && dirty) {
+		ret = vgpu_chunk_copy_back_locked(vdev, c);
 		if (ret)
 			return ret;
 		/* Duplicated back: both copies hold the data again. */
@@ -1074,8 +1193,14 @@ static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
  */
 static void vgpu_chunk_batch_kick(struct vgpu_chunk_batch *cb)
 {
-	if (cb)
-		vgpu_migrate_batch_submit(&cb->copy);
+	struct vgpu_pool *pool;
+
+	if (!cb)
+		return;
+	pool = &cb->copy.vdev->pool;
+	vgpu_pool_lock(pool);
+	vgpu_chunk_batch_submit_locked(cb);
+	vgpu_pool_unlock(pool);
 }
 
 /* Brings a pageable BO's system pages back from swap if needed. */
@@ -1185,7 +1310,7 @@ void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
 	if (table || (pte & VGPU_PTE_SYSTEM) || !(pte & VGPU_PTE_DIRTY))
 		return;
 	c = vgpu_chunk_at(vdev, gva, bo, va);
-	if (c->block)
+	if (c->block || (c->flags & VGPU_CHUNK_SETTLING))
 		c->flags |= VGPU_CHUNK_DIRTY;
 }
 
@@ -1327,8 +1452,12 @@ out:
 void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev,
 			   struct vgpu_vm *locked_vm)
 {
+	static atomic64_t ids = ATOMIC64_INIT(0);
+
 	memset(cb, 0, sizeof(*cb));
 	vgpu_migrate_batch_init(&cb->copy, vdev);
+	cb->copy.before_job = vgpu_chunk_batch_before_job;
+	cb->id = atomic64_inc_return(&ids);
 	cb->locked_vm = locked_vm;
 	INIT_LIST_HEAD(&cb->spare);
 }
@@ -1353,14 +1482,19 @@ int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
 	struct gpu_buddy_block *block, *next;
 	unsigned int i;
 	int ret, err = 0;
+	u64 start;
 
-	vgpu_migrate_batch_submit(&cb->copy);
 	vgpu_pool_lock(&vdev->pool);
+	vgpu_chunk_batch_submit_locked(cb);
+	start = ktime_get_ns();
 	for (i = 0; i < cb->nr_chunks; i++) {
 		ret = vgpu_chunk_copy_wait_locked(vdev, cb->chunks[i], NULL);
 		if (!err)
 			err = ret;
 	}
+	if (!locked)
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_COPY_WAIT_NS,
+			       ktime_get_ns() - start);
 	/* Every copy back out of them is done. */
 	list_for_each_entry_safe(block, next, &cb->spare, link) {
 		list_del(&block->link);
@@ -1376,6 +1510,7 @@ int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
 	vgpu_migrate_batch_fini(&cb->copy);
 	kfree(cb->chunks);
 	kfree(cb->maps);
+	kfree(cb->victims);
 	vgpu_chunk_batch_init(cb, vdev, locked);
 	return err;
 }

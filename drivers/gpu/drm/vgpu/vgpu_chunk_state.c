@@ -23,7 +23,10 @@
  * 3. copy back a VRAM copy the device dirtied, then free it, or, for an
  *    eviction that makes room for a batch of copies, queue the copy back
  *    in the batch and hand the block over to it: only the batch's later
- *    copies, which the copy engine runs after the copy back, reuse it;
+ *    copies, which the copy engine runs after the copy back, reuse it
+ *    (there the TLB is waited for once for all the batch's victims, and
+ *    a copy back the final dirty bits show needless is cancelled, before
+ *    any of the batch's copies runs);
  * 4. copy in;
  * 5. map: every mapping to the system pages (ACCESSED_BY), or the acting
  *    one to the VRAM copy or the system pages.
@@ -47,8 +50,9 @@
  *                access           (ACCESSED_BY: map remote everywhere)
  * vram           CPU read,        unmap GPU, copy back if dirty, the    dup
  *                READ_MOSTLY      CPU maps read-only
- * vram, dup      evict for a      unmap GPU, queue the copy back if     copying_home
- *                batch            dirty, hand the block over to the
+ * vram, dup      evict for a      unmap GPU (the batch waits for the    copying_home
+ *                batch            TLB), queue the copy back (cancelled
+ *                                 if clean), hand the block over to the
  *                                 batch
  * copying_home   copy done or     \-                                    home
  *                failed

@@ -37,6 +37,11 @@ struct vgpu_vm;
  * the system pages read-only.  A write collapses the copies.
  */
 #define VGPU_CHUNK_DUPLICATED	BIT(6)
+/**
+ * VGPU_CHUNK_SETTLING - evicted for a batch whose TLB invalidation is still
+ * to come: a DIRTY bit the device sets meanwhile still counts
+ */
+#define VGPU_CHUNK_SETTLING	BIT(7)
 
 /**
  * struct vgpu_chunk - one chunk of a pageable BO
@@ -51,6 +56,7 @@ struct vgpu_vm;
  *	Until it signals and vgpu_chunk.c has seen it, nobody maps, copies
  *	or evicts the chunk.
  * @vram: VRAM offset of @block.
+ * @batch: &vgpu_chunk_batch.id of the batch @copy belongs to.
  * @index: chunk number in @bo.
  * @flags: ``VGPU_CHUNK_*``.
  *
@@ -64,6 +70,7 @@ struct vgpu_chunk {
 	struct gpu_buddy_block *block;
 	struct dma_fence *copy;
 	u64 vram;
+	u64 batch;
 	u32 index;
 	u32 flags;
 };
@@ -92,8 +99,23 @@ struct vgpu_chunk_map {
 };
 
 /**
+ * struct vgpu_chunk_victim - a chunk a batch evicted, not yet settled
+ * @chunk: the chunk (%VGPU_CHUNK_SETTLING).
+ * @start: first dword of its copy back in the batch's current job.
+ * @end: the dword after it; 0 while it is being queued.
+ * @dirty: the device's dirty bits said so before the TLB invalidation.
+ */
+struct vgpu_chunk_victim {
+	struct vgpu_chunk *chunk;
+	u32 start;
+	u32 end;
+	bool dirty;
+};
+
+/**
  * struct vgpu_chunk_batch - chunk copies of a fault batch, and what waits
  * @copy: the copy-engine batch they are queued in.
+ * @id: unique among batches (&vgpu_chunk.batch).
  * @chunks: the chunks whose @copy fence is one of @copy's, each holding a
  *	reference to its BO.
  * @nr_chunks: entries in @chunks.
@@ -107,6 +129,12 @@ struct vgpu_chunk_map {
  *	&gpu_buddy_block.link): each victim's copy back is queued in @copy,
  *	so only copies queued after it may write the block; freed after
  *	the batch's copies.
+ * @victims: chunks evicted for the batch whose mappings are gone but
+ *	whose TLB invalidation has yet to be waited for; their copies back
+ *	are queued in @copy, to be cancelled if they turn out clean
+ *	(vgpu_chunk_batch_settle_locked()).
+ * @nr_victims: entries in @victims.
+ * @max_victims: room in @victims.
  *
  * Owned by the fault thread, or by a PREFETCH or ADVISE call; see
  * "Pageable BOs and chunk migration".
@@ -121,6 +149,10 @@ struct vgpu_chunk_batch {
 	unsigned int max_maps;
 	struct vgpu_vm *locked_vm;
 	struct list_head spare;
+	u64 id;
+	struct vgpu_chunk_victim *victims;
+	unsigned int nr_victims;
+	unsigned int max_victims;
 };
 
 #endif /* __VGPU_CHUNK_TYPES_H__ */

@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The vgpu authors
  */
 
+#include <linux/bitfield.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-array.h>
 #include <linux/mm.h>
@@ -52,6 +53,15 @@
  * fails its fence instead).  Whoever waits for a fence of a batch that is
  * still open must first have its owner submit it:
  * vgpu_migrate_batch_owns() tells.
+ *
+ * Copies queued but not yet turned into a job can still be taken back:
+ * vgpu_migrate_batch_cancel() turns their commands into NOPs.  The owner
+ * learns, through &vgpu_migrate_batch.before_job, when a full batch is
+ * about to cut a job, which is the last moment it can do so.  A chunk
+ * batch queues the copy back of each victim at once, in front of the copy
+ * into its block, and cancels it once the device's dirty bits, final only
+ * after the TLB invalidation it issues for all its victims together, say
+ * the victim was clean.
  *
  * - The fault thread keeps one batch per fault batch, and PREFETCH and
  *   ADVISE one per call: the chunk copies into VRAM are queued together,
@@ -216,6 +226,8 @@ static int vgpu_migrate_emit(struct vgpu_migrate_batch *b, u32 op, u64 a,
 	int ret;
 
 	if (b->n + VGPU_COPY_LEN > VGPU_MIGRATE_JOB_DW) {
+		if (b->before_job)
+			b->before_job(b);
 		vgpu_migrate_flush(b);
 		ret = vgpu_migrate_batch_open(b);
 		if (ret)
@@ -241,6 +253,45 @@ static int vgpu_migrate_emit(struct vgpu_migrate_batch *b, u32 op, u64 a,
 		b->n += VGPU_FILL_LEN;
 	}
 	return 0;
+}
+
+/**
+ * vgpu_migrate_batch_pos() - where the next command of a batch goes
+ * @b: batch
+ *
+ * Return: the dword of the current job the next command is written to;
+ * with a later position, the range vgpu_migrate_batch_cancel() takes.
+ */
+u32 vgpu_migrate_batch_pos(const struct vgpu_migrate_batch *b)
+{
+	return b->n;
+}
+
+/**
+ * vgpu_migrate_batch_cancel() - take back copies queued in the current job
+ * @b: batch
+ * @start: vgpu_migrate_batch_pos() before they were queued
+ * @end: vgpu_migrate_batch_pos() after
+ * @bytes: the bytes they copy
+ *
+ * Their commands become NOPs of the same length; the job is cut only at
+ * the next submission, or when the batch fills (after
+ * &vgpu_migrate_batch.before_job), so the range is still in it.
+ */
+void vgpu_migrate_batch_cancel(struct vgpu_migrate_batch *b, u32 start,
+			       u32 end, u64 bytes)
+{
+	u32 i, len;
+
+	if (WARN_ON_ONCE(start > end || end > b->n || !b->done))
+		return;
+	for (i = start; i < end; i += len) {
+		len = FIELD_GET(VGPU_CMD_LEN_MASK, b->dw[i]);
+		if (WARN_ON_ONCE(!len))
+			return;
+		b->dw[i] = VGPU_CMD_HEADER(VGPU_OP_NOP, 0, len);
+	}
+	b->done->copied -= bytes;
 }
 
 /**

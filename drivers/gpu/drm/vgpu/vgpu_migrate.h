@@ -66,6 +66,10 @@ struct vgpu_migrate {
  * @nr_jobs: entries in @jobs.
  * @max_jobs: room in @jobs.
  * @error: a submission failed (the copies behind @done are not all done).
+ * @before_job: if set, called when the batch is full, before the commands
+ *	queued so far become a job (with whatever lock the caller of the
+ *	copy that filled it holds); the owner's last chance to cancel some
+ *	(vgpu_migrate_batch_cancel()).
  *
  * Owned by one thread; see "copy engine".
  */
@@ -78,6 +82,7 @@ struct vgpu_migrate_batch {
 	unsigned int nr_jobs;
 	unsigned int max_jobs;
 	int error;
+	void (*before_job)(struct vgpu_migrate_batch *b);
 };
 
 int vgpu_migrate_init(struct vgpu_device *vdev);
@@ -94,6 +99,9 @@ int vgpu_migrate_batch_add_chunk(struct vgpu_migrate_batch *b,
 struct dma_fence *vgpu_migrate_batch_fence(struct vgpu_migrate_batch *b);
 bool vgpu_migrate_batch_owns(struct vgpu_migrate_batch *b,
 			     struct dma_fence *fence);
+u32 vgpu_migrate_batch_pos(const struct vgpu_migrate_batch *b);
+void vgpu_migrate_batch_cancel(struct vgpu_migrate_batch *b, u32 start,
+			       u32 end, u64 bytes);
 void vgpu_migrate_batch_submit(struct vgpu_migrate_batch *b);
 int vgpu_migrate_batch_wait(struct vgpu_migrate_batch *b);
 void vgpu_migrate_batch_fini(struct vgpu_migrate_batch *b);

@@ -46,7 +46,7 @@
  *   that maps it (the unit's ``age``
  *   operation, vgpu_vm_bo_age() for both kinds), a unit with one set is
  *   touched, and each VM's TLB is flushed once for the leaves cleared
- *   (vgpu_vm_age_flush()), so that the next use sets the bit again;
+ *   (vgpu_vm_inval_flush()), so that the next use sets the bit again;
  * - **direct use**: a GPU fault on a chunk touches it, and so does a fault
  *   that maps a chunk already in VRAM again; placing a BO in VRAM touches
  *   it (its creation, or the validation that brings it back);
@@ -314,7 +314,7 @@ void vgpu_pool_sample_locked(struct vgpu_pool *pool)
 	}
 	pool->ctr_valid = false;
 	if (abits)
-		vgpu_vm_age_flush(vdev);
+		vgpu_vm_inval_flush(vdev);
 	vgpu_stats_add(vdev, NULL, VGPU_STAT_ACCESS_BITS_SAMPLED, found);
 }
 

@@ -266,12 +266,26 @@ int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 	return ret;
 }
 
+/*
+ * Adds what batch @up changed to the VM's pending invalidation, flushed
+ * by vgpu_vm_inval_flush().  Context: &vgpu_vm.pt_lock held.
+ */
+static void vgpu_vm_inval_defer_locked(struct vgpu_vm *vm,
+				       struct vgpu_pt_update *up)
+{
+	lockdep_assert_held(&vm->pt_lock);
+	vm->inval_start = min(vm->inval_start, up->inval_start);
+	vm->inval_end = max(vm->inval_end, up->inval_end);
+	vgpu_pt_release(up);
+}
+
 /**
  * vgpu_vm_pt_zap() - take part of a mapping of pageable memory away, for good
  * @vm: VM
  * @gva: the mapping, of a pageable BO
  * @va: start of the part, 4 KiB aligned, not cutting a leaf
  * @size: bytes
+ * @defer: leave the TLB flush to vgpu_vm_inval_flush()
  *
  * Clears the range (keeping its tables, for the next mapping), flushes
  * the TLB and waits for it, then clears what the device set in the
@@ -279,11 +293,17 @@ int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
  * the memory and the dirty bits it set are final.  They go to the BO's
  * chunks (vgpu_chunk_unmapped()).
  *
+ * With @defer only the first of those steps is done: the device may go
+ * on using the translations it cached until the VM's pending
+ * invalidation is flushed, and the bits are final only after a second
+ * call without @defer, which then finds only what the device set
+ * meanwhile.  A batch of evictions does that once for all its victims.
+ *
  * Context: &vgpu_pool.lock held; takes &vgpu_vm.pt_lock.
  * Return: the OR of the ACCESSED / DIRTY bits cleared.
  */
 u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
-		   u64 size)
+		   u64 size, bool defer)
 {
 	struct vgpu_pt_update up;
 	u64 ad = 0;
@@ -294,6 +314,11 @@ u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
 		vgpu_pt_update_init(&up, vm->vdev, &vm->pt_stats);
 		ad |= vgpu_pt_walk(VGPU_PT_OP_ZAP, &up, vm->root, va, size, NULL,
 				   0, vgpu_chunk_unmapped, gva);
+		/* A zap keeps its tables: nothing waits for the flush. */
+		if (defer && list_empty(&up.freed)) {
+			vgpu_vm_inval_defer_locked(vm, &up);
+			break;
+		}
 		vgpu_vm_pt_commit_locked(vm, &up);
 	}
 	mutex_unlock(&vm->pt_lock);
@@ -309,7 +334,7 @@ u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
  * In every VM and at every VA that maps some of [@offset, @offset +
  * @size) of @bo, clears ACCESSED in the leaves that have it, keeping
  * DIRTY (%VGPU_PT_OP_AGE).  The TLB ranges of the leaves cleared are
- * collected per VM and invalidated by vgpu_vm_age_flush(), once per VM:
+ * collected per VM and invalidated by vgpu_vm_inval_flush(), once per VM:
  * until then a translation the device still caches may be used without
  * setting the bit again.  The one test-and-clear of the recency sampler,
  * for every kind of pool unit ("Eviction policies and how recency is
@@ -343,8 +368,7 @@ bool vgpu_vm_bo_age(struct vgpu_bo *bo, u64 offset, u64 size)
 					   gva->va.addr + s - gva->gem.offset,
 					   e - s, NULL, 0, NULL, NULL);
 		}
-		vm->age_start = min(vm->age_start, up.inval_start);
-		vm->age_end = max(vm->age_end, up.inval_end);
+		vgpu_vm_inval_defer_locked(vm, &up);
 		mutex_unlock(&vm->pt_lock);
 	}
 	mutex_unlock(&bo->gpuva_lock);
@@ -352,29 +376,31 @@ bool vgpu_vm_bo_age(struct vgpu_bo *bo, u64 offset, u64 size)
 }
 
 /**
- * vgpu_vm_age_flush() - invalidate what vgpu_vm_bo_age() cleared
+ * vgpu_vm_inval_flush() - invalidate the leaves changed without a flush
  * @vdev: vgpu device
  *
- * One range invalidation per VM that had leaves cleared since the last
- * flush (none for a VM without a hardware context: it caches nothing),
- * so that the device walks again, and sets ACCESSED again, at the next
- * use of each.
+ * One range invalidation per VM that had leaves changed without one since
+ * the last flush (none for a VM without a hardware context: it caches
+ * nothing): ACCESSED bits vgpu_vm_bo_age() cleared, so that the device
+ * walks again, and sets ACCESSED again, at the next use of each; leaves
+ * vgpu_vm_pt_zap() took away for a batch of evictions, so that the device
+ * can no longer reach the victims.  Waits for each invalidation.
  *
  * Context: &vgpu_pool.lock held; takes &vgpu_device.vms_lock, then each
  * VM's page-table lock; sleeps (TLB invalidation).
  */
-void vgpu_vm_age_flush(struct vgpu_device *vdev)
+void vgpu_vm_inval_flush(struct vgpu_device *vdev)
 {
 	struct vgpu_vm *vm;
 
 	mutex_lock(&vdev->vms_lock);
 	list_for_each_entry(vm, &vdev->vms, link) {
 		mutex_lock(&vm->pt_lock);
-		if (vm->age_start < vm->age_end)
-			vgpu_ctx_inval_range(vm, vm->age_start,
-					     vm->age_end - vm->age_start);
-		vm->age_start = U64_MAX;
-		vm->age_end = 0;
+		if (vm->inval_start < vm->inval_end)
+			vgpu_ctx_inval_range(vm, vm->inval_start,
+					     vm->inval_end - vm->inval_start);
+		vm->inval_start = U64_MAX;
+		vm->inval_end = 0;
 		mutex_unlock(&vm->pt_lock);
 	}
 	mutex_unlock(&vdev->vms_lock);
@@ -869,7 +895,7 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	mutex_init(&vm->pt_lock);
 	mutex_init(&vm->entity_lock);
 	INIT_LIST_HEAD(&vm->rebind);
-	vm->age_start = U64_MAX;
+	vm->inval_start = U64_MAX;
 	vgpu_stream_init(vm);
 
 	r_obj = drm_gpuvm_resv_object_alloc(drm);

@@ -84,9 +84,9 @@ int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 		     struct drm_gpuva *gva, u64 va, u64 size,
 		     struct ttm_buffer_object *tbo, u64 addr, u64 pte_flags);
 u64 vgpu_vm_pt_zap(struct vgpu_vm *vm, struct drm_gpuva *gva, u64 va,
-		   u64 size);
+		   u64 size, bool defer);
 bool vgpu_vm_bo_age(struct vgpu_bo *bo, u64 offset, u64 size);
-void vgpu_vm_age_flush(struct vgpu_device *vdev);
+void vgpu_vm_inval_flush(struct vgpu_device *vdev);
 void vgpu_vm_count_mappings(struct vgpu_vm *vm, u64 *mappings, u64 *bytes);
 void vgpu_vm_query(struct vgpu_vm *vm, struct drm_vgpu_query_vm *q);
 

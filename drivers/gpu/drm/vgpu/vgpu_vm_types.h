@@ -71,10 +71,12 @@ struct vgpu_vma {
  *	the kernel's VM.
  * @pt_stats: leaves and tables written.
  * @rebind: mappings whose BO moved, to map again before the next job.
- * @age_start: start of the VA range whose ACCESSED bits the recency
- *	sampler cleared since its last TLB flush (U64_MAX: none; protected
- *	by @pt_lock, see vgpu_vm_bo_age()).
- * @age_end: end of that range.
+ * @inval_start: start of the VA range whose leaves were changed without
+ *	a TLB flush yet: ACCESSED bits the recency sampler cleared
+ *	(vgpu_vm_bo_age()) and leaves of a batch's victims zapped
+ *	(vgpu_vm_pt_zap() with @defer); U64_MAX: none.  Protected by
+ *	@pt_lock; flushed by vgpu_vm_inval_flush().
+ * @inval_end: end of that range.
  * @stream: inline command streams of the VM's jobs (vgpu_stream.c).
  * @hw_ctx: hardware context owned, or -1 (protected by &vgpu_ctx_mgr.lock).
  * @ctx_users: jobs using @hw_ctx; raised under &vgpu_ctx_mgr.lock,
@@ -108,8 +110,8 @@ struct vgpu_vm {
 	struct mm_struct *mm;
 	struct vgpu_pt_stats pt_stats;
 	struct list_head rebind;
-	u64 age_start;
-	u64 age_end;
+	u64 inval_start;
+	u64 inval_end;
 	struct vgpu_stream stream;
 
 	int hw_ctx;
