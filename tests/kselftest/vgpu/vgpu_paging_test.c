@@ -452,6 +452,16 @@ FIXTURE_TEARDOWN(pageable)
 	vgpu_close(&self->dev);
 }
 
+/* counters/<name> of the device, or ~0 when it cannot be read. */
+static uint64_t dev_counter(struct vgpu_dev *dev, const char *name)
+{
+	char file[64], path[256];
+
+	snprintf(file, sizeof(file), "counters/%s", name);
+	sysfs_path(dev, file, path, sizeof(path));
+	return vgpu_test_read_u64(path);
+}
+
 TEST_F(pageable, create_errnos)
 {
 	struct drm_vgpu_bo_create bad[] = {
@@ -869,6 +879,150 @@ TEST_F(pageable, prefetch_and_advise)
 			       PVA + 8 * MiB, 8 * MiB, 0, 0, 0));
 	ASSERT_EQ(0, paging(&self->dev, &pg));
 	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+}
+
+/*
+ * Hints belong to the VA range, not to the memory: a preference for
+ * system memory given through one mapping of a BO goes away with that
+ * mapping, and another mapping of the same chunks never had it.  Part
+ * of a range unmapped loses its hints; the rest keeps them.
+ */
+TEST_F(pageable, advice_goes_with_the_range)
+{
+	const uint64_t size = 8 * MiB, chunk = 2 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint32_t h;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, PVA, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT, VGPU_PLACE_SYSTEM));
+
+	/* Advised: every chunk is mapped remotely, none migrates. */
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, chunk, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
+	EXPECT_EQ(pg0.vm.remote_maps + 1, pg.vm.remote_maps);
+
+	/* The upper half unmapped and mapped again: no hint there any more. */
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, PVA + size / 2, size / 2));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, size / 2, PVA + size / 2, size / 2,
+				 VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + size / 2, size / 2, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.bytes_to_vram + size / 2, pg.vm.bytes_to_vram);
+	EXPECT_EQ(pg0.vm.remote_maps, pg.vm.remote_maps);
+
+	/* The lower half kept it: still remote. */
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + chunk, chunk, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
+	EXPECT_EQ(pg0.vm.remote_maps + 1, pg.vm.remote_maps);
+
+	/* All of it unmapped: a new mapping of the BO migrates it all. */
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, PVA, size));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA + 64 * MiB, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + 64 * MiB, size / 2, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.bytes_to_vram + size / 2, pg.vm.bytes_to_vram);
+	EXPECT_EQ(pg0.vm.remote_maps, pg.vm.remote_maps);
+}
+
+/*
+ * Two mappings of one BO, READ_MOSTLY advised through one of them: the
+ * chunks act on the union of the hints of the ranges that map them, so
+ * reads duplicate while that range exists; unmapping it collapses the
+ * duplicates (the other mapping never asked), and later reads through
+ * the other mapping duplicate nothing.
+ */
+TEST_F(pageable, advice_union_of_the_mappings)
+{
+	const uint64_t size = 4 * MiB, other = PVA + 32 * MiB;
+	uint64_t dups0, dups, coll0, coll, moved;
+	uint32_t h;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, other, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, PVA, size, DRM_VGPU_ADVICE_READ_MOSTLY, 1));
+
+	dups0 = dev_counter(&self->dev, "read_mostly_dups");
+	coll0 = dev_counter(&self->dev, "read_mostly_collapses");
+	ASSERT_NE(~0ull, dups0);
+	ASSERT_NE(~0ull, coll0);
+	/* Read through the other mapping: the union says read-mostly. */
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       other, size, 0, 0, 0));
+	dups = dev_counter(&self->dev, "read_mostly_dups") - dups0;
+	EXPECT_EQ(2, dups);
+
+	/* The advised range goes: the duplicates collapse to VRAM. */
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, PVA, size));
+	coll = dev_counter(&self->dev, "read_mostly_collapses") - coll0;
+	EXPECT_EQ(2, coll);
+
+	/* Home and back through the other mapping: no duplicate now. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, other, size, VGPU_PLACE_SYSTEM, &moved));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       other, size, 0, 0, 0));
+	EXPECT_EQ(dups0 + 2, dev_counter(&self->dev, "read_mostly_dups"));
+}
+
+/*
+ * A preference for VRAM keeps chunks there longest: with VRAM streamed
+ * through twice over by another BO, the advised chunks are never the
+ * victims, and reading them afterwards faults on none.
+ */
+TEST_F(pageable, advice_vram_is_evicted_last)
+{
+	const uint64_t size = 4 * MiB, big = 2 * self->vram;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t moved;
+	uint32_t h, hb;
+
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, set_policy(&self->dev, "eviction_policy", "lru"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, big, &hb, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, hb, 0, PVA + 64 * MiB, big, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, PVA, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT, VGPU_PLACE_VRAM));
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+
+	/* The advised chunks are the coldest, yet the stream evicts the rest. */
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + 64 * MiB, big, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, size, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
+
+	/* Unmapped, the hint goes: the next stream may evict them. */
+	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, PVA, size));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + 64 * MiB, big, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, size, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_LT(pg0.vm.faults, pg.vm.faults);
 }
 
 /*
@@ -1537,16 +1691,6 @@ TEST_F(pageable, writes_from_two_processes_survive)
 	if (geteuid())
 		SKIP(return, "needs root to write sysfs");
 	two_maps_all(_metadata, &self->dev, true);
-}
-
-/* counters/<name> of the device, or ~0 when it cannot be read. */
-static uint64_t dev_counter(struct vgpu_dev *dev, const char *name)
-{
-	char file[64], path[256];
-
-	snprintf(file, sizeof(file), "counters/%s", name);
-	sysfs_path(dev, file, path, sizeof(path));
-	return vgpu_test_read_u64(path);
 }
 
 /*

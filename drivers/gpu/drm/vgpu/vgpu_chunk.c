@@ -1753,6 +1753,82 @@ int vgpu_chunk_place_range(struct vgpu_vm *vm, u64 va, u64 range,
 	return ret;
 }
 
+/*
+ * The hints of every range that maps chunk @c, in every VM and at every
+ * VA: their union is what the chunk acts on.  Context: pool lock held;
+ * takes the BO's gpuva lock.
+ */
+static u32 vgpu_chunk_advice_union(struct vgpu_device *vdev,
+				   struct vgpu_chunk *c)
+{
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *gva;
+	u64 va, size, off;
+	u32 bits = 0;
+
+	mutex_lock(&c->bo->gpuva_lock);
+	drm_gem_for_each_gpuvm_bo(vm_bo, &c->bo->tbo.base)
+		drm_gpuvm_bo_for_each_va(gva, vm_bo)
+			if (vgpu_chunk_in_va(vdev, c, gva, &va, &size, &off))
+				bits |= vgpu_advice_get(to_vgpu_vm(vm_bo->vm),
+							va, size);
+	mutex_unlock(&c->bo->gpuva_lock);
+	return bits;
+}
+
+/*
+ * Gives chunk @c the hints @bits: a preference for VRAM keeps it there
+ * longest (unless system memory is preferred too, which wins), and
+ * READ_MOSTLY going away collapses a duplicated chunk to its VRAM copy.
+ */
+static int vgpu_chunk_advice_apply_locked(struct vgpu_device *vdev,
+					  struct vgpu_chunk *c, u32 bits)
+{
+	u32 old = c->flags & VGPU_ADVICE_ALL;
+
+	lockdep_assert_held(&vdev->pool.lock);
+	c->flags = (c->flags & ~VGPU_ADVICE_ALL) | bits;
+	if ((bits & VGPU_CHUNK_PREF_VRAM) && !(bits & VGPU_CHUNK_PREF_SYSTEM))
+		c->unit.flags |= VGPU_POOL_UNIT_KEEP;
+	else
+		c->unit.flags &= ~VGPU_POOL_UNIT_KEEP;
+	if (!(old & VGPU_CHUNK_READ_MOSTLY) || (bits & VGPU_CHUNK_READ_MOSTLY))
+		return 0;
+	/* The VRAM copy stays, the only one, mapped as before. */
+	return vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_UNADVISE_RM,
+					    0, NULL);
+}
+
+/**
+ * vgpu_chunk_advice_update() - a range that maps part of a BO lost its hints
+ * @bo: pageable BO
+ * @offset: first byte of the part
+ * @size: bytes
+ *
+ * The mapping was removed (its hints erased) or cut: each chunk of the
+ * part acts on the hints of the ranges that still map it.
+ *
+ * Context: &vgpu_pool.lock held, not @bo's gpuva lock.
+ */
+void vgpu_chunk_advice_update(struct vgpu_bo *bo, u64 offset, u64 size)
+{
+	struct vgpu_device *vdev = to_vgpu(bo->tbo.base.dev);
+	unsigned int shift = vdev->paging.chunk_shift;
+	u64 i;
+
+	lockdep_assert_held(&vdev->pool.lock);
+	if (!bo->chunks || !size)
+		return;
+	for (i = offset >> shift; i <= (offset + size - 1) >> shift &&
+	     i < bo->chunks->nr; i++) {
+		struct vgpu_chunk *c = &bo->chunks->chunk[i];
+
+		/* A duplicate being copied stays one until a write (-EBUSY). */
+		vgpu_chunk_advice_apply_locked(vdev, c,
+					       vgpu_chunk_advice_union(vdev, c));
+	}
+}
+
 struct vgpu_chunk_advise_args {
 	u32 advice;
 	u64 value;
@@ -1763,35 +1839,14 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
 				 struct vgpu_chunk *c, void *arg)
 {
 	struct vgpu_chunk_advise_args *a = arg;
+	int ret;
 
-	switch (a->advice) {
-	case DRM_VGPU_ADVICE_PREFERRED_PLACEMENT:
-		c->flags &= ~(VGPU_CHUNK_PREF_SYSTEM | VGPU_CHUNK_PREF_VRAM);
-		if (a->value == DRM_VGPU_PLACE_SYSTEM)
-			c->flags |= VGPU_CHUNK_PREF_SYSTEM;
-		else if (a->value == DRM_VGPU_PLACE_VRAM)
-			c->flags |= VGPU_CHUNK_PREF_VRAM;
-		if (!a->value)
-			return 0;
-		/* Acted on at once, as by PREFETCH. */
-		return vgpu_chunk_place_one(vm, gva, c, &a->place);
-	case DRM_VGPU_ADVICE_READ_MOSTLY:
-		if (a->value) {
-			c->flags |= VGPU_CHUNK_READ_MOSTLY;
-			return 0;
-		}
-		c->flags &= ~VGPU_CHUNK_READ_MOSTLY;
-		/* The VRAM copy stays, the only one, mapped as before. */
-		return vgpu_chunk_transition_locked(vm->vdev, c,
-						    VGPU_CHUNK_EV_UNADVISE_RM, 0, NULL);
-	case DRM_VGPU_ADVICE_ACCESSED_BY:
-		if (a->value & DRM_VGPU_ACCESSOR_GPU)
-			c->flags |= VGPU_CHUNK_ACCESSED_BY;
-		else
-			c->flags &= ~VGPU_CHUNK_ACCESSED_BY;
-		return 0;
-	}
-	return -EINVAL;
+	ret = vgpu_chunk_advice_apply_locked(vm->vdev, c,
+					     vgpu_chunk_advice_union(vm->vdev, c));
+	if (ret || a->advice != DRM_VGPU_ADVICE_PREFERRED_PLACEMENT || !a->value)
+		return ret;
+	/* Acted on at once, as by PREFETCH. */
+	return vgpu_chunk_place_one(vm, gva, c, &a->place);
 }
 
 /**
@@ -1803,7 +1858,9 @@ static int vgpu_chunk_advise_one(struct vgpu_vm *vm, struct drm_gpuva *gva,
  * @value: its value, checked by the caller
  * @moved: bytes moved by a placement preference are added here
  *
- * Hints are kept per chunk of the memory behind the range:
+ * The caller recorded the hint for the range (vgpu_advice_set()); each
+ * chunk of pageable memory behind it now acts on the union of the hints
+ * of the ranges that map it ("ADVISE hints per VA range"):
  *
  * - PREFERRED_PLACEMENT system: the chunks leave VRAM now and faults map
  *   them remotely; VRAM: they come in now and are evicted last;

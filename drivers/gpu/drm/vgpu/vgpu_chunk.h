@@ -53,6 +53,7 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 		     struct vgpu_chunk_batch *cb);
 int vgpu_chunk_place_range(struct vgpu_vm *vm, u64 va, u64 range,
 			   u32 placement, u64 *moved);
+void vgpu_chunk_advice_update(struct vgpu_bo *bo, u64 offset, u64 size);
 int vgpu_chunk_advise_range(struct vgpu_vm *vm, u64 va, u64 range,
 			    u32 advice, u64 value, u64 *moved);
 void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,

@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "vgpu_advice.h"
 #include "vgpu_migrate.h"
 #include "vgpu_pool_types.h"
 #include "vgpu_prefetch_types.h"
@@ -23,14 +24,15 @@ struct vgpu_vm;
 #define VGPU_CHUNK_DIRTY	BIT(0)
 /** VGPU_CHUNK_PREFETCHED - moved in ahead of use, no access seen yet */
 #define VGPU_CHUNK_PREFETCHED	BIT(1)
-/** VGPU_CHUNK_PREF_SYSTEM - ADVISE: preferred placement is system memory */
-#define VGPU_CHUNK_PREF_SYSTEM	BIT(2)
-/** VGPU_CHUNK_PREF_VRAM - ADVISE: preferred placement is VRAM */
-#define VGPU_CHUNK_PREF_VRAM	BIT(3)
-/** VGPU_CHUNK_READ_MOSTLY - ADVISE: rarely written */
-#define VGPU_CHUNK_READ_MOSTLY	BIT(4)
-/** VGPU_CHUNK_ACCESSED_BY - ADVISE: keep a GPU mapping wherever it lives */
-#define VGPU_CHUNK_ACCESSED_BY	BIT(5)
+/*
+ * The hints of the VA ranges that map the chunk, their union
+ * (vgpu_advice.c, "ADVISE hints per VA range"): VGPU_CHUNK_PREF_SYSTEM,
+ * VGPU_CHUNK_PREF_VRAM, VGPU_CHUNK_READ_MOSTLY, VGPU_CHUNK_ACCESSED_BY.
+ */
+#define VGPU_CHUNK_PREF_SYSTEM	VGPU_ADVICE_PREF_SYSTEM
+#define VGPU_CHUNK_PREF_VRAM	VGPU_ADVICE_PREF_VRAM
+#define VGPU_CHUNK_READ_MOSTLY	VGPU_ADVICE_READ_MOSTLY
+#define VGPU_CHUNK_ACCESSED_BY	VGPU_ADVICE_ACCESSED_BY
 /**
  * VGPU_CHUNK_DUPLICATED - READ_MOSTLY: the VRAM copy and the system pages
  * both hold the data; the GPU maps the VRAM copy read-only, the CPU maps

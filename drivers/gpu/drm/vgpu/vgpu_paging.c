@@ -17,6 +17,7 @@
 #include <drm/ttm/ttm_placement.h>
 #include <drm/vgpu_drm.h>
 
+#include "vgpu_advice.h"
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_drv.h"
@@ -401,6 +402,32 @@ out:
 	return ret;
 }
 
+/* Records the hint of @args for its range (vgpu_advice.c). */
+static int vgpu_paging_advice_set(struct vgpu_vm *vm,
+				  const struct drm_vgpu_advise *args)
+{
+	u32 mask, bits = 0;
+
+	switch (args->advice) {
+	case DRM_VGPU_ADVICE_PREFERRED_PLACEMENT:
+		mask = VGPU_ADVICE_PREF_SYSTEM | VGPU_ADVICE_PREF_VRAM;
+		if (args->value == DRM_VGPU_PLACE_SYSTEM)
+			bits = VGPU_ADVICE_PREF_SYSTEM;
+		else if (args->value == DRM_VGPU_PLACE_VRAM)
+			bits = VGPU_ADVICE_PREF_VRAM;
+		break;
+	case DRM_VGPU_ADVICE_READ_MOSTLY:
+		mask = VGPU_ADVICE_READ_MOSTLY;
+		bits = args->value ? mask : 0;
+		break;
+	default:
+		mask = VGPU_ADVICE_ACCESSED_BY;
+		bits = args->value & DRM_VGPU_ACCESSOR_GPU ? mask : 0;
+		break;
+	}
+	return vgpu_advice_set(vm, args->va, args->range, mask, bits);
+}
+
 /**
  * vgpu_advise_ioctl() - DRM_IOCTL_VGPU_ADVISE
  * @drm: DRM device
@@ -453,11 +480,14 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 		ret = -ENOENT;
 		goto out;
 	}
+	/* The hint belongs to the range, whatever is mapped there. */
+	ret = vgpu_paging_advice_set(vm, args);
 	/* Ordinary BOs: a placement preference is acted on at once. */
-	if (args->advice == DRM_VGPU_ADVICE_PREFERRED_PLACEMENT && args->value)
+	if (!ret && args->advice == DRM_VGPU_ADVICE_PREFERRED_PLACEMENT &&
+	    args->value)
 		ret = vgpu_paging_place_range(vm, args->va, args->range,
 					      args->value, &moved, &skipped);
-	/* Pageable memory keeps every hint, per chunk. */
+	/* Pageable memory acts on the hints of the ranges that map it. */
 	if (!ret)
 		ret = vgpu_chunk_advise_range(vm, args->va, args->range,
 					      args->advice, args->value, &moved);

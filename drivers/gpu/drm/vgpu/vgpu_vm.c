@@ -17,6 +17,7 @@
 #include <drm/drm_print.h>
 #include <drm/vgpu_drm.h>
 
+#include "vgpu_advice.h"
 #include "vgpu_bo.h"
 #include "vgpu_chunk.h"
 #include "vgpu_ctx.h"
@@ -642,6 +643,7 @@ static int vgpu_vm_step_remap_mirror(struct vgpu_vm_op_ctx *ctx,
 		ctx->next = next;
 		return ret;
 	}
+	vgpu_advice_clear(vm, start, range);
 	vgpu_vm_mirror_remove(ctx, ovma, start, range);
 	mutex_lock(&vm->pt_lock);
 	vgpu_vm_vma_split_locked(vm, ovma, prev, next);
@@ -696,6 +698,11 @@ static int vgpu_vm_step_remap(struct drm_gpuva_op *op, void *priv)
 		drm_gpuva_link(&next->base, old->vm_bo);
 	drm_gpuva_unlink(old);
 	mutex_unlock(&bo->gpuva_lock);
+	/* The cut part's hints go with it; its chunks keep the others'. */
+	vgpu_advice_clear(vm, start, range);
+	if (bo->chunks)
+		vgpu_chunk_advice_update(bo, old->gem.offset + (start - old->va.addr),
+					 range);
 	vgpu_vm_paging_unlock(vm, bo);
 	drm_gem_object_put(obj);
 	kfree(ovma);
@@ -712,6 +719,7 @@ static int vgpu_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	struct vgpu_bo *bo = gem_to_vgpu_bo(obj);
 
 	if (vma->mirror) {
+		vgpu_advice_clear(vm, va->va.addr, va->va.range);
 		vgpu_vm_mirror_remove(ctx, vma, va->va.addr, va->va.range);
 		mutex_lock(&vm->pt_lock);
 		vgpu_vm_vma_forget_locked(vm, vma);
@@ -732,6 +740,9 @@ static int vgpu_vm_step_unmap(struct drm_gpuva_op *op, void *priv)
 	drm_gpuva_unmap(&op->unmap);
 	drm_gpuva_unlink(va);
 	mutex_unlock(&bo->gpuva_lock);
+	vgpu_advice_clear(vm, va->va.addr, va->va.range);
+	if (bo->chunks)
+		vgpu_chunk_advice_update(bo, va->gem.offset, va->va.range);
 	vgpu_vm_paging_unlock(vm, bo);
 	drm_gem_object_put(obj);
 	kfree(vma);
@@ -748,6 +759,7 @@ static void vgpu_vm_free(struct drm_gpuvm *gpuvm)
 		mutex_unlock(&vm->vdev->vms_lock);
 	}
 	vgpu_stream_fini(vm);
+	vgpu_advice_fini(vm);
 	if (vm->mm)
 		mmdrop(vm->mm);
 	kfree(vm);
@@ -895,6 +907,7 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	mutex_init(&vm->pt_lock);
 	mutex_init(&vm->entity_lock);
 	INIT_LIST_HEAD(&vm->rebind);
+	vgpu_advice_init(vm);
 	vm->inval_start = U64_MAX;
 	vgpu_stream_init(vm);
 

@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/maple_tree.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
@@ -71,6 +72,9 @@ struct vgpu_vma {
  *	the kernel's VM.
  * @pt_stats: leaves and tables written.
  * @rebind: mappings whose BO moved, to map again before the next job.
+ * @advice: ADVISE hints per VA range ("ADVISE hints per VA range",
+ *	vgpu_advice.c), its external lock @advice_lock.
+ * @advice_lock: protects @advice.
  * @inval_start: start of the VA range whose leaves were changed without
  *	a TLB flush yet: ACCESSED bits the recency sampler cleared
  *	(vgpu_vm_bo_age()) and leaves of a batch's victims zapped
@@ -110,6 +114,8 @@ struct vgpu_vm {
 	struct mm_struct *mm;
 	struct vgpu_pt_stats pt_stats;
 	struct list_head rebind;
+	struct maple_tree advice;
+	struct mutex advice_lock;	/* protects @advice */
 	u64 inval_start;
 	u64 inval_end;
 	struct vgpu_stream stream;
