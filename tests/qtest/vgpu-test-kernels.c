@@ -13,6 +13,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/bitops.h"
 #include "libvgpu-qtest.h"
 
 /* Inside the 2 MiB at CMD_VA (cmd_setup()): indices, elements, packed. */
@@ -435,6 +436,45 @@ static void test_tile(const void *opaque)
     vgpu_test_stop(&t);
 }
 
+/* @n zeroed pages at FAULT_VA, mapped read-write but for bits of @holes. */
+static void map_pages(VGPUTest *t, int n, uint32_t holes)
+{
+    int p;
+
+    mem_fill(t, false, FAULT_PA, 0, n * VGPU_PAGE_SIZE_4K);
+    for (p = 0; p < n; p++) {
+        if (!(holes & BIT(p))) {
+            map4k(t, CTX, FAULT_VA + p * VGPU_PAGE_SIZE_4K,
+                  FAULT_PA + p * VGPU_PAGE_SIZE_4K, PTE_RW);
+        }
+    }
+}
+
+/*
+ * Map the @holes left by map_pages() and REPLAY the one fault: the queue
+ * finishes, every line of the @n pages was incremented once, and it took
+ * one fault in all.
+ */
+static void replay_holes(VGPUTest *t, int n, uint32_t holes)
+{
+    uint64_t off;
+    int p;
+
+    fault_ack(t, 1);
+    for (p = 0; p < n; p++) {
+        if (holes & BIT(p)) {
+            map4k(t, CTX, FAULT_VA + p * VGPU_PAGE_SIZE_4K,
+                  FAULT_PA + p * VGPU_PAGE_SIZE_4K, PTE_RW);
+        }
+    }
+    qwr(t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    q_wait_done(t, 0);
+    for (off = 0; off < n * VGPU_PAGE_SIZE_4K; off += VGPU_TOUCH_LINE) {
+        g_assert_cmpuint(mem_rq(t, false, FAULT_PA + off), ==, 1);
+    }
+    g_assert_cmpuint(ctr(t, CTX, VGPU_CTR_FAULTS), ==, 1);
+}
+
 typedef struct TileOrderCase {
     const char *name;
     bool columns;
@@ -457,17 +497,10 @@ static void test_tile_order(const void *opaque)
     const uint64_t pg = VGPU_PAGE_SIZE_4K;
     uint64_t off;
     VGPUTest t;
-    int p;
 
     vgpu_test_start(&t, NULL);
     cmd_setup(&t);
-    mem_fill(&t, false, FAULT_PA, 0, 8 * pg);
-    for (p = 0; p < 8; p++) {
-        /* Rows 0 and 1 hold tile (1, 0) in their odd page. */
-        if (p != 1 && p != 3) {
-            map4k(&t, CTX, FAULT_VA + p * pg, FAULT_PA + p * pg, PTE_RW);
-        }
-    }
+    map_pages(&t, 8, BIT(1) | BIT(3));  /* rows 0, 1: tile (1, 0) */
     cmd_tile(&t, 0, (c->columns ? VGPU_TILE_FLAG_COLUMNS : 0) |
              (VGPU_TOUCH_RMW << VGPU_TILE_FLAG_ACCESS_SHIFT), FAULT_VA,
              2 * pg, pg, 2, 2, 2, 0);
@@ -484,15 +517,7 @@ static void test_tile_order(const void *opaque)
         g_assert_cmpuint(mem_rq(&t, false, FAULT_PA + 6 * pg + off), ==,
                          c->columns);
     }
-    fault_ack(&t, 1);
-    map4k(&t, CTX, FAULT_VA + pg, FAULT_PA + pg, PTE_RW);
-    map4k(&t, CTX, FAULT_VA + 3 * pg, FAULT_PA + 3 * pg, PTE_RW);
-    qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
-    q_wait_done(&t, 0);
-    for (off = 0; off < 8 * pg; off += VGPU_TOUCH_LINE) {
-        g_assert_cmpuint(mem_rq(&t, false, FAULT_PA + off), ==, 1);
-    }
-    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 1);
+    replay_holes(&t, 8, BIT(1) | BIT(3));
     vgpu_test_stop(&t);
 }
 
@@ -506,18 +531,11 @@ static void test_tile_order(const void *opaque)
 static void test_tile_stencil_fault(void)
 {
     const uint64_t pg = VGPU_PAGE_SIZE_4K;
-    uint64_t off;
     VGPUTest t;
-    int p;
 
     vgpu_test_start(&t, NULL);
     cmd_setup(&t);
-    mem_fill(&t, false, FAULT_PA, 0, 4 * pg);
-    for (p = 0; p < 4; p++) {
-        if (p != 1) {
-            map4k(&t, CTX, FAULT_VA + p * pg, FAULT_PA + p * pg, PTE_RW);
-        }
-    }
+    map_pages(&t, 4, BIT(1));
     cmd_tile(&t, 0, TILE_FLAGS(VGPU_TILE_STENCIL, 0, 2) |
              (VGPU_TOUCH_RMW << VGPU_TILE_FLAG_ACCESS_SHIFT), FAULT_VA,
              pg, pg, 4, 1, 1, 1);
@@ -528,14 +546,7 @@ static void test_tile_stencil_fault(void)
                     fault_info(0, CTX, VGPU_ACCESS_READ,
                                VGPU_FAULT_NOT_PRESENT, 0));
     g_assert_cmpuint(mem_rq(&t, false, FAULT_PA), ==, 0);
-    fault_ack(&t, 1);
-    map4k(&t, CTX, FAULT_VA + pg, FAULT_PA + pg, PTE_RW);
-    qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
-    q_wait_done(&t, 0);
-    for (off = 0; off < 4 * pg; off += VGPU_TOUCH_LINE) {
-        g_assert_cmpuint(mem_rq(&t, false, FAULT_PA + off), ==, 1);
-    }
-    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 1);
+    replay_holes(&t, 4, BIT(1));
     vgpu_test_stop(&t);
 }
 

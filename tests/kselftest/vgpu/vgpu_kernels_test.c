@@ -11,6 +11,7 @@
  * Copyright (c) 2026 The vgpu authors
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
@@ -27,20 +28,6 @@
 #define IDX_VA		(1ull << 35)		/* indices */
 #define PACK_VA		((1ull << 35) + (1ull << 30))	/* packed elements */
 #define COUNT		32768u
-
-static uint64_t mem_total(void)
-{
-	char line[128];
-	unsigned long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb << 10;
-}
 
 FIXTURE(kernels) {
 	struct vgpu_dev dev;
@@ -59,28 +46,61 @@ FIXTURE_TEARDOWN(kernels)
 	vgpu_close(&self->dev);
 }
 
-/* A demand-paged BO of 1.5x VRAM at PVA, filled with pattern(@seed). */
-static int pageable_create(struct vgpu_dev *dev, uint64_t size, uint64_t seed,
-			   uint32_t *h, uint64_t **p)
-{
-	uint64_t i;
-	int ret;
-
-	ret = vgpu_bo_create_pageable(dev, size, h, NULL);
-	if (!ret)
-		ret = vgpu_bo_map(dev, *h, size, (void **)p);
-	if (!ret)
-		ret = vgpu_vm_map(dev, *h, 0, PVA, size, VGPU_MAP_RW);
-	if (ret)
-		return ret;
-	for (i = 0; i < size / 8; i++)
-		(*p)[i] = pattern(seed, i);
-	return 0;
-}
+/*
+ * The oversubscribing set-up: a demand-paged BO of 1.5x VRAM at PVA
+ * filled with pattern(seed), COUNT indices at IDX_VA, COUNT packed
+ * elements at PACK_VA (both in system memory).
+ */
+struct oversub {
+	uint64_t size, elems;
+	uint32_t h;
+	uint64_t *p;
+	struct buf idx, pack;
+};
 
 static uint64_t oversub_size(uint64_t vram)
 {
 	return (vram + vram / 2 + 2 * MiB - 1) & ~(2 * MiB - 1);
+}
+
+/* Twice the BO (its pages and the CPU's check) must fit in guest RAM. */
+static bool oversub_fits(uint64_t vram)
+{
+	return oversub_size(vram) * 2 <= mem_total() * 6 / 10;
+}
+
+static int oversub_create(struct vgpu_dev *dev, uint64_t vram, uint64_t seed,
+			  uint32_t pack_perms, struct oversub *o)
+{
+	uint64_t i;
+	int ret;
+
+	o->size = oversub_size(vram);
+	o->elems = o->size / ELEM;
+	ret = vgpu_bo_create_pageable(dev, o->size, &o->h, NULL);
+	if (!ret)
+		ret = vgpu_bo_map(dev, o->h, o->size, (void **)&o->p);
+	if (!ret)
+		ret = vgpu_vm_map(dev, o->h, 0, PVA, o->size, VGPU_MAP_RW);
+	if (!ret)
+		ret = buf_create(dev, &o->idx, COUNT * 4, VGPU_PLACE_SYSTEM, IDX_VA,
+				 VGPU_MAP_R);
+	if (!ret)
+		ret = buf_create(dev, &o->pack, COUNT * ELEM, VGPU_PLACE_SYSTEM,
+				 PACK_VA, pack_perms);
+	if (ret)
+		return ret;
+	for (i = 0; i < o->size / 8; i++)
+		o->p[i] = pattern(seed, i);
+	return 0;
+}
+
+static void oversub_destroy(struct vgpu_dev *dev, struct oversub *o)
+{
+	buf_destroy(dev, &o->pack);
+	buf_destroy(dev, &o->idx);
+	vgpu_bo_unmap(o->p, o->size);
+	vgpu_bo_close(dev, o->h);
 }
 
 static int run_one(struct vgpu_dev *dev, struct vgpu_cmd *cmd)
@@ -96,30 +116,26 @@ static int run_one(struct vgpu_dev *dev, struct vgpu_cmd *cmd)
  */
 TEST_F(kernels, gather_pageable_over_vram)
 {
-	const uint64_t size = oversub_size(self->vram), elems = size / ELEM;
 	struct drm_vgpu_query_vm vm0, vm1;
 	struct drm_vgpu_query_paging pg;
-	struct buf idx, pack;
-	uint64_t *p, reads, i, bad = 0;
-	uint32_t *ix, h;
+	uint64_t *got, reads, i, bad = 0;
+	struct oversub o;
 	struct vgpu_cmd cmd;
+	uint32_t *ix;
 
-	if (size * 2 > mem_total() * 6 / 10)
+	if (!oversub_fits(self->vram))
 		SKIP(return, "guest RAM too small for 1.5x VRAM");
-	ASSERT_EQ(0, pageable_create(&self->dev, size, 5, &h, &p));
-	ASSERT_EQ(0, buf_create(&self->dev, &idx, COUNT * 4, VGPU_PLACE_SYSTEM,
-				IDX_VA, VGPU_MAP_R));
-	ASSERT_EQ(0, buf_create(&self->dev, &pack, COUNT * ELEM, VGPU_PLACE_SYSTEM,
-				PACK_VA, VGPU_MAP_RW));
-	ix = idx.cpu;
+	ASSERT_EQ(0, oversub_create(&self->dev, self->vram, 5, VGPU_MAP_RW, &o));
+	ix = o.idx.cpu;
+	got = o.pack.cpu;
 	srandom(11);
 	for (i = 0; i < COUNT; i++)
-		ix[i] = (uint32_t)(((uint64_t)random() << 16 ^ random()) % elems);
-	memset(pack.cpu, 0, COUNT * ELEM);
+		ix[i] = (uint32_t)(((uint64_t)random() << 16 ^ random()) % o.elems);
+	memset(got, 0, COUNT * ELEM);
 
 	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &vm0));
 	vgpu_cmd_init(&cmd);
-	vgpu_cmd_gather(&cmd, ELEM_SHIFT, IDX_VA, COUNT, PVA, elems, PACK_VA);
+	vgpu_cmd_gather(&cmd, ELEM_SHIFT, IDX_VA, COUNT, PVA, o.elems, PACK_VA);
 	ASSERT_EQ(0, run_one(&self->dev, &cmd));
 	vgpu_cmd_fini(&cmd);
 	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &vm1));
@@ -127,11 +143,10 @@ TEST_F(kernels, gather_pageable_over_vram)
 	for (i = 0; i < COUNT * ELEM / 8; i++) {
 		uint64_t want = pattern(5, (uint64_t)ix[i / 8] * (ELEM / 8) + i % 8);
 
-		if (((uint64_t *)pack.cpu)[i] != want && bad++ < 4)
+		if (got[i] != want && bad++ < 4)
 			TH_LOG("element %llu qword %llu: %#llx, want %#llx",
 			       (unsigned long long)i / 8, (unsigned long long)i % 8,
-			       (unsigned long long)((uint64_t *)pack.cpu)[i],
-			       (unsigned long long)want);
+			       (unsigned long long)got[i], (unsigned long long)want);
 	}
 	EXPECT_EQ(0, bad);
 	ASSERT_EQ(0, paging(&self->dev, &pg));
@@ -149,14 +164,11 @@ TEST_F(kernels, gather_pageable_over_vram)
 		  vm1.device[VGPU_CTR_SYS_WRITE_BYTES] - vm0.device[VGPU_CTR_SYS_WRITE_BYTES]);
 	EXPECT_LE(1, vm1.gpu_faults - vm0.gpu_faults);
 	TH_LOG("%u elements of %llu MiB: %llu faults resolved, %llu MiB to VRAM, %llu evictions",
-	       COUNT, (unsigned long long)(size >> 20),
+	       COUNT, (unsigned long long)(o.size >> 20),
 	       (unsigned long long)pg.vm.faults_resolved,
 	       (unsigned long long)(pg.vm.bytes_to_vram >> 20),
 	       (unsigned long long)pg.device.evictions);
-	buf_destroy(&self->dev, &pack);
-	buf_destroy(&self->dev, &idx);
-	vgpu_bo_unmap(p, size);
-	vgpu_bo_close(&self->dev, h);
+	oversub_destroy(&self->dev, &o);
 }
 
 /*
@@ -167,43 +179,38 @@ TEST_F(kernels, gather_pageable_over_vram)
  */
 TEST_F(kernels, scatter_pageable_checked_by_cpu)
 {
-	const uint64_t size = oversub_size(self->vram), elems = size / ELEM;
 	const uint64_t step = 1000003;	/* prime: coprime to elems */
 	struct drm_vgpu_query_paging pg;
-	struct buf idx, pack;
-	uint32_t *ix, *who, h;
-	uint64_t *p, *src, e, i, bad = 0;
+	uint64_t *src, e, i, bad = 0;
+	uint32_t *ix, *who;
+	struct oversub o;
 	struct vgpu_cmd cmd;
 
-	if (size * 2 > mem_total() * 6 / 10)
+	if (!oversub_fits(self->vram))
 		SKIP(return, "guest RAM too small for 1.5x VRAM");
-	ASSERT_EQ(0, pageable_create(&self->dev, size, 9, &h, &p));
-	ASSERT_EQ(0, buf_create(&self->dev, &idx, COUNT * 4, VGPU_PLACE_SYSTEM,
-				IDX_VA, VGPU_MAP_R));
-	ASSERT_EQ(0, buf_create(&self->dev, &pack, COUNT * ELEM, VGPU_PLACE_SYSTEM,
-				PACK_VA, VGPU_MAP_R));
-	who = calloc(elems, sizeof(*who));
+	ASSERT_EQ(0, oversub_create(&self->dev, self->vram, 9, VGPU_MAP_R, &o));
+	who = calloc(o.elems, sizeof(*who));
 	ASSERT_NE(NULL, who);
-	ix = idx.cpu;
-	src = pack.cpu;
+	ix = o.idx.cpu;
+	src = o.pack.cpu;
 	/* elems is 3 x 2^k: a prime step visits COUNT distinct elements. */
 	for (i = 0; i < COUNT; i++) {
-		ix[i] = (uint32_t)((i * step + 7) % elems);
+		ix[i] = (uint32_t)((i * step + 7) % o.elems);
 		who[ix[i]] = i + 1;
 	}
 	for (i = 0; i < COUNT * ELEM / 8; i++)
 		src[i] = pattern(77, i);
 
 	vgpu_cmd_init(&cmd);
-	vgpu_cmd_scatter(&cmd, ELEM_SHIFT, IDX_VA, COUNT, PVA, elems, PACK_VA);
+	vgpu_cmd_scatter(&cmd, ELEM_SHIFT, IDX_VA, COUNT, PVA, o.elems, PACK_VA);
 	ASSERT_EQ(0, run_one(&self->dev, &cmd));
 	vgpu_cmd_fini(&cmd);
 
-	for (e = 0; e < elems; e++) {
+	for (e = 0; e < o.elems; e++) {
 		for (i = 0; i < ELEM / 8; i++) {
 			uint64_t want = who[e] ? src[(who[e] - 1) * (ELEM / 8) + i]
 					       : pattern(9, e * (ELEM / 8) + i);
-			uint64_t got = p[e * (ELEM / 8) + i];
+			uint64_t got = o.p[e * (ELEM / 8) + i];
 
 			if (got != want && bad++ < 4)
 				TH_LOG("element %llu qword %llu: %#llx, want %#llx",
@@ -219,10 +226,7 @@ TEST_F(kernels, scatter_pageable_checked_by_cpu)
 	/* The CPU's reads took the dirty chunks back to system memory. */
 	EXPECT_LE(2 * MiB, pg.vm.bytes_to_system);
 	free(who);
-	buf_destroy(&self->dev, &pack);
-	buf_destroy(&self->dev, &idx);
-	vgpu_bo_unmap(p, size);
-	vgpu_bo_close(&self->dev, h);
+	oversub_destroy(&self->dev, &o);
 }
 
 /*
