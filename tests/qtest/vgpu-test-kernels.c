@@ -259,7 +259,9 @@ static void test_gather_fault(const void *opaque)
         k = 8;
     } else {
         /* The first element in page 2: index 128 .. 191. */
-        for (k = 0; idx[k] < 128 || idx[k] >= 192; k++) {
+        k = 0;
+        while (idx[k] < 128 || idx[k] >= 192) {
+            k++;
         }
         g_assert_cmpuint(k, >, 0);
     }
@@ -553,6 +555,7 @@ static void test_tile_stencil_fault(void)
 /* ---------------------------------------------------- Bad encodings --- */
 
 #define HDR VGPU_CMD_HEADER
+/* Two list elements each: no parentheses. */
 #define IVA                 LO(CMD_VA + K_INDEX), HI(CMD_VA + K_INDEX)
 #define BVA                 LO(CMD_VA + K_BASE), HI(CMD_VA + K_BASE)
 #define PVA                 LO(CMD_VA + K_PACKED), HI(CMD_VA + K_PACKED)

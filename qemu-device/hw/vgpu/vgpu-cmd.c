@@ -165,7 +165,8 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
         return !(vgpu_cmd_arg64(cmd, 0) & 3);
     case VGPU_OP_FENCE:
         *why = "address must be 8-byte aligned";
-        return (flags & VGPU_FENCE_FLAG_NOWRITE) || !(vgpu_cmd_arg64(cmd, 0) & 7);
+        return (flags & VGPU_FENCE_FLAG_NOWRITE) ||
+               !(vgpu_cmd_arg64(cmd, 0) & 7);
     case VGPU_OP_WAIT:
     case VGPU_OP_TIMESTAMP:
         *why = "address must be 8-byte aligned";
@@ -178,7 +179,8 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
         return !(vgpu_cmd_arg64(cmd, 0) & 3);
     case VGPU_OP_TOUCH:
         *why = "TOUCH range must be a non-empty run of 64-byte lines";
-        if ((vgpu_cmd_arg64(cmd, 0) | vgpu_cmd_arg64(cmd, 2)) % VGPU_TOUCH_LINE ||
+        if ((vgpu_cmd_arg64(cmd, 0) | vgpu_cmd_arg64(cmd, 2)) %
+            VGPU_TOUCH_LINE ||
             !vgpu_cmd_arg64(cmd, 2)) {
             return false;
         }
@@ -434,7 +436,8 @@ static VGPUCmdStatus vgpu_cmd_copy(VGPUState *s, VGPUQueue *q,
                                    int64_t *budget)
 {
     VGPUCmd *cmd = &q->cmd;
-    uint64_t src = vgpu_cmd_arg64(cmd, 0), dst = vgpu_cmd_arg64(cmd, 2), size = vgpu_cmd_arg64(cmd, 4);
+    uint64_t src = vgpu_cmd_arg64(cmd, 0), dst = vgpu_cmd_arg64(cmd, 2);
+    uint64_t size = vgpu_cmd_arg64(cmd, 4);
 
     while (cmd->done < size) {
         VGPUXlate xs, xd;

@@ -37,7 +37,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU)
  * Scheduling: each queue gets at most VGPU_SLICE_BUDGET units of work per
  * round (a unit is a byte moved or checksummed; a command costs
  * VGPU_CMD_COST, a TOUCH or TILE access VGPU_TOUCH_COST, a GATHER or
- * SCATTER element VGPU_TOUCH_COST or its size if larger).  Queues blocked on WAIT
+ * SCATTER element VGPU_TOUCH_COST or its size if larger).  Queues blocked
+ * on WAIT
  * are re-polled every VGPU_WAIT_POLL_NS of host time.  After
  * VGPU_BUSY_NS of host time running without a break, the scheduler pauses
  * for VGPU_YIELD_NS: it runs under the BQL, and a main loop that only drops

@@ -167,7 +167,10 @@ VGPUCmdStatus vgpu_cmd_gather(VGPUState *s, VGPUQueue *q, int64_t *budget)
 
 /* --------------------------------------------------------------- TILE --- */
 
-/* dw1-2 VA, dw3 pitch, dw4 width, dw5 height, dw6 across, dw7 down, dw8 repeat */
+/*
+ * dw1-2 VA, dw3 pitch, dw4 width, dw5 height, dw6 across, dw7 down,
+ * dw8 repeat.
+ */
 #define T_VA(cmd)       vgpu_cmd_arg64(cmd, 0)
 #define T_PITCH(cmd)    ((cmd)->arg[2])
 #define T_WIDTH(cmd)    ((cmd)->arg[3])

@@ -58,8 +58,10 @@
 #define   VGPU_VERSION_MAJOR_SHIFT	16
 #define   VGPU_VERSION_MAJOR_MASK	VGPU_MASK(31, 16)
 #define   VGPU_VERSION_MAJOR		1
-/* Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model;
- * 5: GATHER, SCATTER, TILE. */
+/*
+ * Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model;
+ * 5: GATHER, SCATTER, TILE.
+ */
 #define   VGPU_VERSION_MINOR		5
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
@@ -399,12 +401,14 @@
 #define VGPU_OP_GATHER			0x0a	/* dst[i] = base[idx[i]] */
 #define VGPU_OP_SCATTER			0x0b	/* base[idx[i]] = src[i] */
 #define   VGPU_GATHER_LEN		9	/* both */
-/*  dw1-2 VA of the index buffer (count little-endian u32, 4-byte aligned),
+/*
+ *  dw1-2 VA of the index buffer (count little-endian u32, 4-byte aligned),
  *  dw3-4 base VA, dw5 count, dw6 bound (indices must be below it, else
  *  VGPU_QUEUE_ERROR_INDEX at that index), dw7-8 VA of the packed elements
  *  (GATHER: dst, SCATTER: src).  Element i is 1 << ELEM_SHIFT bytes at
  *  base + idx[i] * elem; base and dst/src aligned to the element size.
- *  Flag 4 (GATHER): NODST, read the elements only, dw7-8 ignored. */
+ *  Flag 4 (GATHER): NODST, read the elements only, dw7-8 ignored.
+ */
 #define   VGPU_GATHER_FLAG_ELEM_SHIFT_SHIFT 0
 #define   VGPU_GATHER_FLAG_ELEM_SHIFT_MASK VGPU_MASK(3, 0)
 #define     VGPU_GATHER_ELEM_SHIFT_MIN	2	/* 4-byte elements */
@@ -412,11 +416,13 @@
 #define   VGPU_GATHER_FLAG_NODST	VGPU_BIT(4)
 #define VGPU_OP_TILE			0x0c	/* 2D tiled access kernel */
 #define   VGPU_TILE_LEN			9
-/*  dw1-2 VA of the grid's first line, dw3 pitch (bytes from a row to the
+/*
+ *  dw1-2 VA of the grid's first line, dw3 pitch (bytes from a row to the
  *  next), dw4 tile width (bytes), dw5 tile height (rows), dw6 tiles across,
  *  dw7 tiles down, dw8 repeat (passes, 0 = 1).  VA, pitch and width are
  *  multiples of 64, across * width <= pitch; tile (x, y) starts at
- *  VA + y * height * pitch + x * width.  Flags 3:2 as TOUCH's ACCESS. */
+ *  VA + y * height * pitch + x * width.  Flags 3:2 as TOUCH's ACCESS.
+ */
 #define   VGPU_TILE_FLAG_MODE_SHIFT	0
 #define   VGPU_TILE_FLAG_MODE_MASK	VGPU_MASK(1, 0)
 #define     VGPU_TILE_BLOCK		0	/* each tile's lines, row by row */
