@@ -503,6 +503,29 @@ void st_checksum(GArray *s, uint64_t src, uint64_t size, uint64_t dst)
     st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
+/* GATHER or SCATTER (@op); @flags carry the element shift and NODST. */
+void st_gather(GArray *s, uint32_t op, uint32_t flags, uint64_t index,
+               uint64_t base, uint32_t count, uint32_t bound,
+               uint64_t packed)
+{
+    uint32_t dw[] = { VGPU_CMD_HEADER(op, flags, VGPU_GATHER_LEN),
+                      LO(index), HI(index), LO(base), HI(base), count,
+                      bound, LO(packed), HI(packed) };
+
+    st_dws(s, dw, ARRAY_SIZE(dw));
+}
+
+void st_tile(GArray *s, uint32_t flags, uint64_t va, uint32_t pitch,
+             uint32_t width, uint32_t height, uint32_t across,
+             uint32_t down, uint32_t repeat)
+{
+    uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_TILE, flags, VGPU_TILE_LEN),
+                      LO(va), HI(va), pitch, width, height, across, down,
+                      repeat };
+
+    st_dws(s, dw, ARRAY_SIZE(dw));
+}
+
 void st_call(GArray *s, uint64_t va, uint32_t ndw)
 {
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN),
@@ -577,6 +600,22 @@ void cmd_checksum(VGPUTest *t, int q, uint64_t src, uint64_t size,
                   uint64_t dst)
 {
     RING_CMD(t, q, st_checksum(s_, src, size, dst));
+}
+
+void cmd_gather(VGPUTest *t, int q, uint32_t op, uint32_t flags,
+                uint64_t index, uint64_t base, uint32_t count,
+                uint32_t bound, uint64_t packed)
+{
+    RING_CMD(t, q, st_gather(s_, op, flags, index, base, count, bound,
+                             packed));
+}
+
+void cmd_tile(VGPUTest *t, int q, uint32_t flags, uint64_t va,
+              uint32_t pitch, uint32_t width, uint32_t height,
+              uint32_t across, uint32_t down, uint32_t repeat)
+{
+    RING_CMD(t, q, st_tile(s_, flags, va, pitch, width, height, across,
+                           down, repeat));
 }
 
 void cmd_call(VGPUTest *t, int q, uint64_t va, uint32_t ndw)

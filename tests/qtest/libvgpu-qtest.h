@@ -164,6 +164,12 @@ void st_touch(GArray *s, unsigned pattern, unsigned access, uint64_t va,
               uint64_t size, uint32_t stride, uint32_t count, uint32_t seed,
               uint32_t repeat);
 void st_checksum(GArray *s, uint64_t src, uint64_t size, uint64_t dst);
+void st_gather(GArray *s, uint32_t op, uint32_t flags, uint64_t index,
+               uint64_t base, uint32_t count, uint32_t bound,
+               uint64_t packed);
+void st_tile(GArray *s, uint32_t flags, uint64_t va, uint32_t pitch,
+             uint32_t width, uint32_t height, uint32_t across,
+             uint32_t down, uint32_t repeat);
 void st_call(GArray *s, uint64_t va, uint32_t ndw);
 
 /* The same commands, emitted at queue @q's tail (q_submit() runs them). */
@@ -184,6 +190,12 @@ void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
                uint32_t count, uint32_t seed, uint32_t repeat);
 void cmd_checksum(VGPUTest *t, int q, uint64_t src, uint64_t size,
                   uint64_t dst);
+void cmd_gather(VGPUTest *t, int q, uint32_t op, uint32_t flags,
+                uint64_t index, uint64_t base, uint32_t count,
+                uint32_t bound, uint64_t packed);
+void cmd_tile(VGPUTest *t, int q, uint32_t flags, uint64_t va,
+              uint32_t pitch, uint32_t width, uint32_t height,
+              uint32_t across, uint32_t down, uint32_t repeat);
 void cmd_call(VGPUTest *t, int q, uint64_t va, uint32_t ndw);
 
 typedef bool (*WaitCond)(VGPUTest *t, int q, uint64_t arg);
@@ -267,6 +279,7 @@ void vgpu_test_add_mmu(void);
 void vgpu_test_add_fault(void);
 void vgpu_test_add_engine(void);
 void vgpu_test_add_call(void);
+void vgpu_test_add_kernels(void);
 void vgpu_test_add_system(void);
 void vgpu_test_add_migration(void);
 

@@ -101,7 +101,7 @@ typedef struct Fuzz {
     uint64_t commands;          /* CTR_COMMANDS */
     uint64_t faults;            /* CTR_FAULTS */
     uint64_t walks;             /* CTR_WALKS */
-    uint64_t errors[VGPU_QUEUE_ERROR_PRIVILEGE + 1];   /* queues in ERROR */
+    uint64_t errors[VGPU_QUEUE_ERROR_INDEX + 1];         /* queues in ERROR */
 } Fuzz;
 
 /* For the SIGALRM handler: the QEMU to kill and where the run was. */
@@ -425,6 +425,76 @@ static uint64_t rnd_va(Fuzz *f, int c, uint64_t len, uint64_t align,
 }
 
 /*
+ * A GATHER or SCATTER: mostly valid element sizes and bounds, ranges in
+ * mapped memory, and half the time indices below the bound written just
+ * before it (else whatever the memory holds: INDEX errors).
+ */
+static void gen_gather(Fuzz *f, GArray *s, int c)
+{
+    bool scatter = chance(f, 50);
+    uint32_t shift = chance(f, 95) ? 2 + below(f, 11) : below(f, 16);
+    uint32_t count = chance(f, 95) ? below(f, 512) : rnd(f);
+    uint32_t bound = chance(f, 95) ? 1 + below(f, 4096) : rnd(f);
+    uint64_t elem = 1ull << MIN(shift, 12), isize = (uint64_t)count * 4;
+    uint64_t bsize = bound * elem, psize = count * elem;
+    uint64_t index = rnd_range(f, c, &isize, 4, VGPU_PTE_READ);
+    uint64_t base = rnd_range(f, c, &bsize, elem,
+                              scatter ? VGPU_PTE_WRITE : VGPU_PTE_READ);
+    uint64_t packed = rnd_range(f, c, &psize, elem,
+                                scatter ? VGPU_PTE_READ : VGPU_PTE_WRITE);
+    uint32_t flags = shift << VGPU_GATHER_FLAG_ELEM_SHIFT_SHIFT;
+    uint32_t idx[64], n = MIN(count, ARRAY_SIZE(idx)), i;
+
+    if (chance(f, 50) && n) {
+        for (i = 0; i < n; i++) {
+            idx[i] = chance(f, 98) ? below(f, bound) : rnd(f);
+        }
+        st_write(s, index, idx, n);
+        count = n;
+    }
+    if (!scatter && chance(f, 20)) {
+        flags |= VGPU_GATHER_FLAG_NODST;
+    }
+    if (chance(f, 3)) {
+        flags ^= 1u << below(f, 8);
+    }
+    st_gather(s, scatter ? VGPU_OP_SCATTER : VGPU_OP_GATHER,
+              flags & 0xff, index, base, count, bound, packed);
+}
+
+/* A TILE: small grids in mapped memory, sometimes odd fields. */
+static void gen_tile(Fuzz *f, GArray *s, int c)
+{
+    uint32_t mode = chance(f, 95) ? below(f, 2) : below(f, 4);
+    uint32_t access = below(f, 4);
+    uint32_t radius = mode == VGPU_TILE_STENCIL ? 1 + below(f, 7) : 0;
+    uint32_t width = VGPU_TOUCH_LINE * (1 + below(f, 16));
+    uint32_t across = 1 + below(f, 8), down = 1 + below(f, 8);
+    uint32_t pitch = across * width + VGPU_TOUCH_LINE * below(f, 4);
+    uint32_t height = 1 + below(f, 16), flags;
+    uint64_t size = (uint64_t)down * height * pitch, va;
+
+    if (chance(f, 3)) {
+        radius = below(f, 8);
+    }
+    flags = mode << VGPU_TILE_FLAG_MODE_SHIFT |
+            access << VGPU_TILE_FLAG_ACCESS_SHIFT |
+            (chance(f, 50) ? VGPU_TILE_FLAG_COLUMNS : 0) |
+            radius << VGPU_TILE_FLAG_RADIUS_SHIFT;
+    va = rnd_range(f, c, &size, VGPU_TOUCH_LINE,
+                   access == VGPU_TOUCH_READ ? VGPU_PTE_READ :
+                   access == VGPU_TOUCH_WRITE ? VGPU_PTE_WRITE :
+                   access == VGPU_TOUCH_EXEC ? VGPU_PTE_EXEC : PTE_RW);
+    if (chance(f, 3)) {
+        pitch = rnd(f);
+    }
+    if (chance(f, 3)) {
+        height = chance(f, 50) ? 0 : 1 + below(f, 4096);   /* long */
+    }
+    st_tile(s, flags, va, pitch, width, height, across, down, below(f, 3));
+}
+
+/*
  * Append one command for a queue of context @c: mostly a valid one aimed
  * at mapped memory, sometimes with odd sizes, flags or lengths, sometimes
  * garbage.  FENCE seqnos of streams have STREAM_SEQNO_HI as high half.
@@ -434,7 +504,7 @@ static void gen_cmd(Fuzz *f, GArray *s, int c, bool in_stream)
     uint32_t data[64], n, i;
     uint64_t size, src, dst, seqno;
 
-    switch (below(f, 24)) {
+    switch (below(f, 27)) {
     case 0:
         st_nop(s, 1 + below(f, 8));
         break;
@@ -500,6 +570,12 @@ static void gen_cmd(Fuzz *f, GArray *s, int c, bool in_stream)
         }
         st_call(s, chance(f, 95) ? STREAM_WIN_VA
                                  : rnd_va(f, c, 4, 4, VGPU_PTE_READ), n);
+        break;
+    case 21: case 22:
+        gen_gather(f, s, c);
+        break;
+    case 23:
+        gen_tile(f, s, c);
         break;
     default:
         if (chance(f, 60)) {
@@ -871,7 +947,7 @@ static void check_invariants(Fuzz *f)
 
         if (state > VGPU_QUEUE_STATE_ERROR ||
             FIELD_GET(st, VGPU_QUEUE_STATUS_ERROR) >
-            VGPU_QUEUE_ERROR_PRIVILEGE) {
+            VGPU_QUEUE_ERROR_INDEX) {
             fuzz_fail(f, EXIT_CHECK, "queue %d status 0x%x", q, st);
         }
         if (state != VGPU_QUEUE_STATE_DISABLED &&
@@ -927,7 +1003,7 @@ static void program_count(Fuzz *f)
     f->walks += ctr(&f->t, -1, VGPU_CTR_WALKS);
     for (q = 0; q < VGPU_NUM_QUEUES; q++) {
         if (q_state(&f->t, q) == VGPU_QUEUE_STATE_ERROR) {
-            f->errors[MIN(q_error(&f->t, q), VGPU_QUEUE_ERROR_PRIVILEGE)]++;
+            f->errors[MIN(q_error(&f->t, q), VGPU_QUEUE_ERROR_INDEX)]++;
         }
     }
 }
@@ -936,7 +1012,7 @@ static void print_counts(Fuzz *f)
 {
     static const char *const names[] = {
         "none", "opcode", "length", "ring", "ring-dma", "context",
-        "cancelled", "argument", "call-nested", "privilege",
+        "cancelled", "argument", "call-nested", "privilege", "index",
     };
     g_autoptr(GString) e = g_string_new("");
     int i;

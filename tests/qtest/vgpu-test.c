@@ -17,6 +17,7 @@
  *   vgpu-test-engine.c   scheduling, WAIT, bad commands, the commands
  *   vgpu-test-call.c     indirect streams (CALL), privilege levels,
  *                        FENCE NOWRITE
+ *   vgpu-test-kernels.c  GATHER, SCATTER, TILE
  *   vgpu-test-migration.c  save/load, crafted streams refused, live
  *                        migration while the engine writes VRAM
  *   vgpu-test-system.c   worked examples, benchmark
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
     vgpu_test_add_fault();
     vgpu_test_add_engine();
     vgpu_test_add_call();
+    vgpu_test_add_kernels();
     vgpu_test_add_system();
     vgpu_test_add_migration();
     return g_test_run();

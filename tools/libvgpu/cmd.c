@@ -164,6 +164,57 @@ void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
 	*p = repeat;
 }
 
+/* GATHER and SCATTER share one encoding (vgpu_hw.h). */
+static void cmd_gather(struct vgpu_cmd *cmd, uint32_t op, uint32_t flags,
+		       uint64_t index, uint32_t count, uint64_t base,
+		       uint32_t bound, uint64_t packed)
+{
+	uint32_t *p = cmd_begin(cmd, op, flags, VGPU_GATHER_LEN);
+
+	if (!p)
+		return;
+	p = put64(p, index);
+	p = put64(p, base);
+	*p++ = count;
+	*p++ = bound;
+	put64(p, packed);
+}
+
+void vgpu_cmd_gather(struct vgpu_cmd *cmd, uint32_t elem_shift, uint64_t index,
+		     uint32_t count, uint64_t base, uint32_t bound, uint64_t dst)
+{
+	uint32_t flags = elem_shift << VGPU_GATHER_FLAG_ELEM_SHIFT_SHIFT;
+
+	if (!dst)
+		flags |= VGPU_GATHER_FLAG_NODST;
+	cmd_gather(cmd, VGPU_OP_GATHER, flags, index, count, base, bound, dst);
+}
+
+void vgpu_cmd_scatter(struct vgpu_cmd *cmd, uint32_t elem_shift, uint64_t index,
+		      uint32_t count, uint64_t base, uint32_t bound, uint64_t src)
+{
+	cmd_gather(cmd, VGPU_OP_SCATTER,
+		   elem_shift << VGPU_GATHER_FLAG_ELEM_SHIFT_SHIFT, index, count,
+		   base, bound, src);
+}
+
+void vgpu_cmd_tile(struct vgpu_cmd *cmd, uint32_t flags, uint64_t va,
+		   uint32_t pitch, uint32_t width, uint32_t height,
+		   uint32_t across, uint32_t down, uint32_t repeat)
+{
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_TILE, flags, VGPU_TILE_LEN);
+
+	if (!p)
+		return;
+	p = put64(p, va);
+	*p++ = pitch;
+	*p++ = width;
+	*p++ = height;
+	*p++ = across;
+	*p++ = down;
+	*p = repeat;
+}
+
 void vgpu_cmd_checksum(struct vgpu_cmd *cmd, uint64_t src, uint64_t size, uint64_t dst)
 {
 	uint32_t *p = cmd_begin(cmd, VGPU_OP_CHECKSUM, 0, VGPU_CHECKSUM_LEN);

@@ -318,6 +318,45 @@ void vgpu_cmd_timestamp(struct vgpu_cmd *cmd, uint64_t dst);
 void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
 		    uint64_t va, uint64_t size, uint32_t stride, uint32_t count,
 		    uint32_t seed, uint32_t repeat);
+/**
+ * vgpu_cmd_gather() - GATHER: @dst[i] = @base[@index[i]] for i < @count
+ * @cmd: stream
+ * @elem_shift: log2 of the element size, ``VGPU_GATHER_ELEM_SHIFT_MIN`` (4
+ *	bytes) .. ``_MAX`` (4 KiB); @base and @dst aligned to it
+ * @index: VA of @count little-endian 32-bit indices, 4-byte aligned
+ * @count: elements
+ * @base: VA of element 0
+ * @bound: indices must be below it, else the job fails (-EIO, queue error
+ *	INDEX)
+ * @dst: VA the elements are packed to; 0: only read them (NODST)
+ */
+void vgpu_cmd_gather(struct vgpu_cmd *cmd, uint32_t elem_shift, uint64_t index,
+		     uint32_t count, uint64_t base, uint32_t bound, uint64_t dst);
+/**
+ * vgpu_cmd_scatter() - SCATTER: @base[@index[i]] = @src[i] for i < @count
+ *
+ * As vgpu_cmd_gather(), the packed elements read from @src; of repeated
+ * indices the last element wins.
+ */
+void vgpu_cmd_scatter(struct vgpu_cmd *cmd, uint32_t elem_shift, uint64_t index,
+		      uint32_t count, uint64_t base, uint32_t bound, uint64_t src);
+/**
+ * vgpu_cmd_tile() - TILE: GEMM-like tiles or a stencil over a pitched grid
+ * @cmd: stream
+ * @flags: ``VGPU_TILE_BLOCK`` or ``_STENCIL`` (with a radius in
+ *	``VGPU_TILE_FLAG_RADIUS``), an access kind in ``VGPU_TILE_FLAG_ACCESS``
+ *	(``VGPU_TOUCH_READ`` ...), ``VGPU_TILE_FLAG_COLUMNS``
+ * @va: the grid's first line, 64-byte aligned
+ * @pitch: bytes from one row to the next, a multiple of 64
+ * @width: tile width in bytes, a multiple of 64; @across x @width <= @pitch
+ * @height: tile height in rows
+ * @across: tiles per row of tiles
+ * @down: rows of tiles
+ * @repeat: passes (0 = 1)
+ */
+void vgpu_cmd_tile(struct vgpu_cmd *cmd, uint32_t flags, uint64_t va,
+		   uint32_t pitch, uint32_t width, uint32_t height,
+		   uint32_t across, uint32_t down, uint32_t repeat);
 /** vgpu_cmd_checksum() - CHECKSUM: FNV-1a 64 of [@src, +@size) to @dst. */
 void vgpu_cmd_checksum(struct vgpu_cmd *cmd, uint64_t src, uint64_t size, uint64_t dst);
 

@@ -66,5 +66,7 @@ extern const struct bench_suite bench_suite_batching;
 extern const struct bench_suite bench_suite_migrate;
 extern const struct bench_suite bench_suite_mixed;
 extern const struct bench_suite bench_suite_alloc;
+extern const struct bench_suite bench_suite_bfs;
+extern const struct bench_suite bench_suite_gemm;
 
 #endif /* VGPU_BENCH_H */

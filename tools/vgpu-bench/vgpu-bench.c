@@ -30,6 +30,8 @@ static const struct bench_suite *const suites[] = {
 	&bench_suite_migrate,
 	&bench_suite_mixed,
 	&bench_suite_alloc,
+	&bench_suite_bfs,
+	&bench_suite_gemm,
 };
 
 #define NR_SUITES (sizeof(suites) / sizeof(suites[0]))

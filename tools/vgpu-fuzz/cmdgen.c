@@ -3,7 +3,8 @@
  * vgpu-fuzz: random device command streams for EXEC.
  *
  * Streams are built with libvgpu's command encoders (the vgpu_hw.h
- * contract), one command of every kind the device knows, with operands
+ * contract), one command of every kind the device knows (the access
+ * kernels GATHER, SCATTER and TILE included), with operands
  * that are mostly in the context's own random-zone mappings and
  * sometimes anywhere else (fz_gpu_addr()), sizes from a few bytes to
  * megabytes, and a few broken ones: unknown opcodes, lengths that are
@@ -22,13 +23,14 @@
 
 enum {
 	G_NOP, G_COPY, G_FILL, G_WRITE, G_FENCE, G_WAIT, G_TIMESTAMP,
-	G_TOUCH, G_CHECKSUM, G_CALL, G_GARBAGE, G_NR,
+	G_TOUCH, G_CHECKSUM, G_CALL, G_GATHER, G_TILE, G_GARBAGE, G_NR,
 };
 
 static const unsigned int weight[G_NR] = {
 	[G_NOP] = 6, [G_COPY] = 12, [G_FILL] = 14, [G_WRITE] = 12,
 	[G_FENCE] = 8, [G_WAIT] = 6, [G_TIMESTAMP] = 5, [G_TOUCH] = 10,
-	[G_CHECKSUM] = 8, [G_CALL] = 2, [G_GARBAGE] = 4,
+	[G_CHECKSUM] = 8, [G_CALL] = 2, [G_GATHER] = 8, [G_TILE] = 6,
+	[G_GARBAGE] = 4,
 };
 
 /* A command kind; a safe stream has no CALL and no garbage. */
@@ -165,6 +167,62 @@ static void gen_one(struct fz_thread *t, struct fz_ctx *c, struct vgpu_cmd *cmd,
 		vgpu_cmd_checksum(cmd, fz_gpu_addr(t, c, size, 1), size,
 				  fz_gpu_addr(t, c, 8, align_of(t, 8)));
 		break;
+	case G_GATHER: {
+		/*
+		 * Indices below the bound written first, or whatever is there
+		 * (an INDEX error, -EIO).  The elements reachable below the
+		 * bound and the packed ones stay out of the verified zone.
+		 */
+		uint32_t shift = t->safe || fz_chance(r, 95) ? 2 + fz_below(r, 11) :
+							       fz_below(r, 16);
+		uint32_t bound = 1 + fz_below(r, 4096);
+		uint32_t count = 1 + fz_below(r, 16);
+		uint64_t elem = 1ull << (shift > 12 ? 12 : shift);
+
+		a = fz_gpu_addr(t, c, count * 4, align_of(t, 4));
+		b = fz_gpu_addr(t, c, bound * elem, align_of(t, elem));
+		bound = clamp(b, bound * elem) / elem;
+		size = fz_gpu_addr(t, c, count * elem, align_of(t, elem));
+		count = clamp(size, count * elem) / elem;
+		if (bound && count && (t->safe || fz_chance(r, 70))) {
+			for (i = 0; i < count; i++)
+				data[i] = t->safe || fz_chance(r, 98) ?
+					  fz_below(r, bound) : fz_next(r);
+			vgpu_cmd_write(cmd, a, data, count);
+		}
+		if (fz_chance(r, 50))
+			vgpu_cmd_gather(cmd, shift, a, count, b, bound,
+					fz_chance(r, 80) ? size : 0);
+		else
+			vgpu_cmd_scatter(cmd, shift, a, count, b, bound, size);
+		break;
+	}
+	case G_TILE: {
+		/* Grids are contiguous but for a little padding: clamp them. */
+		uint32_t mode = fz_below(r, t->safe ? 2 : 3);
+		uint32_t width = VGPU_TOUCH_LINE * (1 + fz_below(r, 8));
+		uint32_t across = 1 + fz_below(r, 4), down = 1 + fz_below(r, 4);
+		uint32_t height = 1 + fz_below(r, 8);
+		uint32_t pitch = across * width + VGPU_TOUCH_LINE * fz_below(r, 3);
+		uint32_t radius = mode == VGPU_TILE_STENCIL ? 1 + fz_below(r, 7) : 0;
+
+		size = (uint64_t)down * height * pitch;
+		a = fz_gpu_addr(t, c, size, align_of(t, 64));
+		if (clamp(a, size) < size) {
+			vgpu_cmd_nop(cmd, 1);
+			break;
+		}
+		if (!t->safe && fz_chance(r, 5))
+			pitch -= VGPU_TOUCH_LINE;	/* narrower than the tiles */
+		if (!t->safe && fz_chance(r, 5))
+			radius = fz_below(r, 8);
+		vgpu_cmd_tile(cmd, mode << VGPU_TILE_FLAG_MODE_SHIFT |
+			      fz_below(r, t->safe ? 3 : 4) << VGPU_TILE_FLAG_ACCESS_SHIFT |
+			      (fz_chance(r, 50) ? VGPU_TILE_FLAG_COLUMNS : 0) |
+			      radius << VGPU_TILE_FLAG_RADIUS_SHIFT,
+			      a, pitch, width, height, across, down, fz_below(r, 3));
+		break;
+	}
 	case G_CALL: {
 		uint32_t *p;
 

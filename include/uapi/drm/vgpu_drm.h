@@ -44,9 +44,9 @@ extern "C" {
  *   different files: a job sees only its own VM's mappings, and a GPU fault
  *   bans only the VM it happened in.
  * - **Jobs** (EXEC): device command streams (``vgpu_hw.h``: COPY, FILL,
- *   WRITE, FENCE, WAIT, TIMESTAMP, TOUCH, CHECKSUM) run on an exec queue
- *   against a VM, ordered by syncobjs and by the BOs' reservation objects
- *   (implicit sync).  Each VM has one implicit queue of normal priority per
+ *   WRITE, FENCE, WAIT, TIMESTAMP, TOUCH, CHECKSUM, GATHER, SCATTER, TILE)
+ *   run on an exec queue against a VM, ordered by syncobjs and by the BOs'
+ *   reservation objects (implicit sync).  Each VM has one implicit queue of normal priority per
  *   ring (the fixed queue indices below %DRM_VGPU_PARAM_EXEC_QUEUES);
  *   EXEC_QUEUE_CREATE makes further queues bound to one VM, with a
  *   priority.  WAIT_BO waits for a BO to go idle.

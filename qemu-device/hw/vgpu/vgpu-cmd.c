@@ -63,22 +63,22 @@ static const VGPUCmdDesc vgpu_cmds[] = {
     [VGPU_OP_CHECKSUM] = { "CHECKSUM", VGPU_CHECKSUM_LEN, true },
     [VGPU_OP_CALL] = { "CALL", VGPU_CALL_LEN, true,
                        .stream_error = VGPU_QUEUE_ERROR_CALL_NESTED },
+    [VGPU_OP_GATHER] = { "GATHER", VGPU_GATHER_LEN, true,
+                         .flags = VGPU_GATHER_FLAG_ELEM_SHIFT_MASK |
+                                  VGPU_GATHER_FLAG_NODST },
+    [VGPU_OP_SCATTER] = { "SCATTER", VGPU_GATHER_LEN, true,
+                          .flags = VGPU_GATHER_FLAG_ELEM_SHIFT_MASK },
+    [VGPU_OP_TILE] = { "TILE", VGPU_TILE_LEN, true,
+                       .flags = VGPU_TILE_FLAG_MODE_MASK |
+                                VGPU_TILE_FLAG_ACCESS_MASK |
+                                VGPU_TILE_FLAG_COLUMNS |
+                                VGPU_TILE_FLAG_RADIUS_MASK },
 };
 
 /* The ring is privileged, the stream of a CALL is not. */
 static bool vgpu_cmd_privileged(const VGPUQueue *q)
 {
     return !q->in_call;
-}
-
-static uint64_t arg64(const VGPUCmd *cmd, int i)
-{
-    return cmd->arg[i] | (uint64_t)cmd->arg[i + 1] << 32;
-}
-
-static uint32_t vgpu_cmd_flags(const VGPUCmd *cmd)
-{
-    return VGPU_FIELD_GET(cmd->header, VGPU_CMD_FLAGS);
 }
 
 /* xorshift64*: the TOUCH RANDOM pattern's generator. */
@@ -97,7 +97,7 @@ static uint64_t vgpu_prng_value(uint64_t x)
 
 static uint64_t vgpu_touch_per_pass(const VGPUCmd *cmd)
 {
-    uint64_t size = arg64(cmd, 2);
+    uint64_t size = vgpu_cmd_arg64(cmd, 2);
 
     switch (VGPU_FIELD_GET(vgpu_cmd_flags(cmd), VGPU_TOUCH_FLAG_PATTERN)) {
     case VGPU_TOUCH_SEQUENTIAL:
@@ -111,20 +111,25 @@ static uint64_t vgpu_touch_per_pass(const VGPUCmd *cmd)
 
 /*
  * How far a command's progress (cmd->done) goes: bytes for the commands
- * that move data, accesses for TOUCH, 0 for the rest.
+ * that move data, accesses for TOUCH, elements for GATHER and SCATTER,
+ * access slots for TILE (vgpu-kernels.c), 0 for the rest.
  */
 static uint64_t vgpu_cmd_total(const VGPUCmd *cmd)
 {
     switch (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE)) {
     case VGPU_OP_COPY:
-        return arg64(cmd, 4);
+        return vgpu_cmd_arg64(cmd, 4);
     case VGPU_OP_FILL:
     case VGPU_OP_CHECKSUM:
-        return arg64(cmd, 2);
+        return vgpu_cmd_arg64(cmd, 2);
     case VGPU_OP_WRITE:
         return (uint64_t)(cmd->len - 3) * 4;
     case VGPU_OP_TOUCH:
         return vgpu_touch_per_pass(cmd) * MAX(cmd->arg[7], 1);
+    case VGPU_OP_GATHER:
+    case VGPU_OP_SCATTER:
+    case VGPU_OP_TILE:
+        return vgpu_kernel_total(cmd);
     default:
         return 0;
     }
@@ -154,27 +159,29 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
     switch (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE)) {
     case VGPU_OP_FILL:
         *why = "FILL destination and size must be multiples of 4";
-        return !(arg64(cmd, 0) & 3) && !(arg64(cmd, 2) & 3);
+        return !(vgpu_cmd_arg64(cmd, 0) & 3) && !(vgpu_cmd_arg64(cmd, 2) & 3);
     case VGPU_OP_WRITE:
         *why = "WRITE destination must be 4-byte aligned";
-        return !(arg64(cmd, 0) & 3);
+        return !(vgpu_cmd_arg64(cmd, 0) & 3);
     case VGPU_OP_FENCE:
         *why = "address must be 8-byte aligned";
-        return (flags & VGPU_FENCE_FLAG_NOWRITE) || !(arg64(cmd, 0) & 7);
+        return (flags & VGPU_FENCE_FLAG_NOWRITE) ||
+               !(vgpu_cmd_arg64(cmd, 0) & 7);
     case VGPU_OP_WAIT:
     case VGPU_OP_TIMESTAMP:
         *why = "address must be 8-byte aligned";
-        return !(arg64(cmd, 0) & 7);
+        return !(vgpu_cmd_arg64(cmd, 0) & 7);
     case VGPU_OP_CHECKSUM:
         *why = "CHECKSUM destination must be 8-byte aligned";
-        return !(arg64(cmd, 4) & 7);
+        return !(vgpu_cmd_arg64(cmd, 4) & 7);
     case VGPU_OP_CALL:
         *why = "CALL stream must be 4-byte aligned";
-        return !(arg64(cmd, 0) & 3);
+        return !(vgpu_cmd_arg64(cmd, 0) & 3);
     case VGPU_OP_TOUCH:
         *why = "TOUCH range must be a non-empty run of 64-byte lines";
-        if ((arg64(cmd, 0) | arg64(cmd, 2)) % VGPU_TOUCH_LINE ||
-            !arg64(cmd, 2)) {
+        if ((vgpu_cmd_arg64(cmd, 0) | vgpu_cmd_arg64(cmd, 2)) %
+            VGPU_TOUCH_LINE ||
+            !vgpu_cmd_arg64(cmd, 2)) {
             return false;
         }
         switch (VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_PATTERN)) {
@@ -190,6 +197,10 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
             *why = "TOUCH pattern unknown";
             return false;
         }
+    case VGPU_OP_GATHER:
+    case VGPU_OP_SCATTER:
+    case VGPU_OP_TILE:
+        return vgpu_kernel_args_ok(cmd, why);
     default:
         return true;
     }
@@ -295,7 +306,7 @@ uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q)
  * stops (BLOCKED); also when the device's own DMA asked for a reset, which
  * ends the engine pass here (see vgpu_qdev_reset()).
  */
-static bool vgpu_xlate(VGPUState *s, VGPUQueue *q, uint64_t va,
+bool vgpu_xlate(VGPUState *s, VGPUQueue *q, uint64_t va,
                        unsigned access, VGPUXlate *x)
 {
     VGPUFaultInfo f;
@@ -311,7 +322,7 @@ static bool vgpu_xlate(VGPUState *s, VGPUQueue *q, uint64_t va,
 }
 
 /* A translated access the aperture refused (outside VRAM, DMA error). */
-static void vgpu_access_fault(VGPUState *s, VGPUQueue *q, uint64_t va,
+void vgpu_access_fault(VGPUState *s, VGPUQueue *q, uint64_t va,
                               unsigned access, const VGPUXlate *x)
 {
     VGPUFaultInfo f = { .reason = VGPU_FAULT_BAD_ADDRESS, .level = x->level };
@@ -323,7 +334,7 @@ static void vgpu_access_fault(VGPUState *s, VGPUQueue *q, uint64_t va,
  * Read or write @len bytes through the translation @x of @va; when the
  * aperture refuses the access, raise the fault and return false.
  */
-static bool vgpu_xlate_read(VGPUState *s, VGPUQueue *q, uint64_t va,
+bool vgpu_xlate_read(VGPUState *s, VGPUQueue *q, uint64_t va,
                             unsigned access, const VGPUXlate *x,
                             void *buf, uint64_t len)
 {
@@ -345,7 +356,7 @@ static bool vgpu_xlate_write(VGPUState *s, VGPUQueue *q, uint64_t va,
     return true;
 }
 
-static bool vgpu_va_read(VGPUState *s, VGPUQueue *q, uint64_t va,
+bool vgpu_va_read(VGPUState *s, VGPUQueue *q, uint64_t va,
                          unsigned access, void *buf, uint64_t len)
 {
     VGPUXlate x;
@@ -425,7 +436,8 @@ static VGPUCmdStatus vgpu_cmd_copy(VGPUState *s, VGPUQueue *q,
                                    int64_t *budget)
 {
     VGPUCmd *cmd = &q->cmd;
-    uint64_t src = arg64(cmd, 0), dst = arg64(cmd, 2), size = arg64(cmd, 4);
+    uint64_t src = vgpu_cmd_arg64(cmd, 0), dst = vgpu_cmd_arg64(cmd, 2);
+    uint64_t size = vgpu_cmd_arg64(cmd, 4);
 
     while (cmd->done < size) {
         VGPUXlate xs, xd;
@@ -461,7 +473,7 @@ static VGPUCmdStatus vgpu_cmd_fill(VGPUState *s, VGPUQueue *q,
                                    int64_t *budget)
 {
     VGPUCmd *cmd = &q->cmd;
-    uint64_t dst = arg64(cmd, 0), size = arg64(cmd, 2);
+    uint64_t dst = vgpu_cmd_arg64(cmd, 0), size = vgpu_cmd_arg64(cmd, 2);
     uint32_t value = cpu_to_le32(cmd->arg[4]);
     uint64_t i;
 
@@ -492,7 +504,7 @@ static VGPUCmdStatus vgpu_cmd_write(VGPUState *s, VGPUQueue *q,
                                     int64_t *budget)
 {
     VGPUCmd *cmd = &q->cmd;
-    uint64_t dst = arg64(cmd, 0);
+    uint64_t dst = vgpu_cmd_arg64(cmd, 0);
     uint64_t size = (uint64_t)(cmd->len - 3) * 4;
     uint32_t *data = (uint32_t *)s->bounce;
 
@@ -528,10 +540,10 @@ static VGPUCmdStatus vgpu_cmd_fence(VGPUState *s, VGPUQueue *q)
 {
     VGPUCmd *cmd = &q->cmd;
     unsigned qi = vgpu_queue_index(s, q);
-    uint64_t seqno = arg64(cmd, 2);
+    uint64_t seqno = vgpu_cmd_arg64(cmd, 2);
 
     if (!(vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_NOWRITE) &&
-        !vgpu_va_write64(s, q, arg64(cmd, 0), seqno)) {
+        !vgpu_va_write64(s, q, vgpu_cmd_arg64(cmd, 0), seqno)) {
         return VGPU_CMD_BLOCKED;
     }
     trace_vgpu_fence(qi, seqno, vgpu_cmd_flags(cmd), vgpu_cmd_privileged(q));
@@ -551,12 +563,12 @@ static VGPUCmdStatus vgpu_cmd_wait(VGPUState *s, VGPUQueue *q)
     VGPUCmd *cmd = &q->cmd;
     uint64_t value;
 
-    if (!vgpu_va_read(s, q, arg64(cmd, 0), VGPU_ACCESS_READ, &value,
+    if (!vgpu_va_read(s, q, vgpu_cmd_arg64(cmd, 0), VGPU_ACCESS_READ, &value,
                       sizeof(value))) {
         return VGPU_CMD_BLOCKED;
     }
     value = le64_to_cpu(value);
-    if (value >= arg64(cmd, 2)) {
+    if (value >= vgpu_cmd_arg64(cmd, 2)) {
         return VGPU_CMD_DONE;
     }
     /* A poll costs nothing: the WAIT is charged for its last read only. */
@@ -573,7 +585,7 @@ static VGPUCmdStatus vgpu_cmd_timestamp(VGPUState *s, VGPUQueue *q)
 {
     bool wall = vgpu_cmd_flags(&q->cmd) & VGPU_TIMESTAMP_FLAG_WALL;
 
-    if (!vgpu_va_write64(s, q, arg64(&q->cmd, 0),
+    if (!vgpu_va_write64(s, q, vgpu_cmd_arg64(&q->cmd, 0),
                          wall ? vgpu_now_ns() : q->time.clock)) {
         return VGPU_CMD_BLOCKED;
     }
@@ -581,7 +593,7 @@ static VGPUCmdStatus vgpu_cmd_timestamp(VGPUState *s, VGPUQueue *q)
 }
 
 /* One TOUCH access of the 64-byte line at @va. */
-static bool vgpu_touch_line(VGPUState *s, VGPUQueue *q, uint64_t va,
+bool vgpu_touch_line(VGPUState *s, VGPUQueue *q, uint64_t va,
                             unsigned kind)
 {
     uint64_t line[VGPU_TOUCH_LINE / 8];
@@ -614,7 +626,7 @@ static VGPUCmdStatus vgpu_cmd_touch(VGPUState *s, VGPUQueue *q,
     uint32_t flags = vgpu_cmd_flags(cmd);
     unsigned pattern = VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_PATTERN);
     unsigned kind = VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_ACCESS);
-    uint64_t va = arg64(cmd, 0), size = arg64(cmd, 2);
+    uint64_t va = vgpu_cmd_arg64(cmd, 0), size = vgpu_cmd_arg64(cmd, 2);
     uint64_t per_pass = vgpu_touch_per_pass(cmd);
     uint64_t total = vgpu_cmd_total(cmd);
 
@@ -651,7 +663,7 @@ static VGPUCmdStatus vgpu_cmd_checksum(VGPUState *s, VGPUQueue *q,
                                        int64_t *budget)
 {
     VGPUCmd *cmd = &q->cmd;
-    uint64_t src = arg64(cmd, 0), size = arg64(cmd, 2);
+    uint64_t src = vgpu_cmd_arg64(cmd, 0), size = vgpu_cmd_arg64(cmd, 2);
     uint64_t h = cmd->acc, i;
 
     while (cmd->done < size) {
@@ -676,7 +688,7 @@ static VGPUCmdStatus vgpu_cmd_checksum(VGPUState *s, VGPUQueue *q,
         cmd->done += n;
         *budget -= n;
     }
-    if (!vgpu_va_write64(s, q, arg64(cmd, 4), cmd->acc)) {
+    if (!vgpu_va_write64(s, q, vgpu_cmd_arg64(cmd, 4), cmd->acc)) {
         return VGPU_CMD_BLOCKED;
     }
     return VGPU_CMD_DONE;
@@ -689,7 +701,7 @@ static VGPUCmdStatus vgpu_cmd_call(VGPUState *s, VGPUQueue *q)
 
     q->in_call = true;
     q->call_ring_offset = cmd->offset;
-    q->call_va = arg64(cmd, 0);
+    q->call_va = vgpu_cmd_arg64(cmd, 0);
     q->call_size = cmd->arg[2] * 4;
     q->call_pos = 0;
     trace_vgpu_call(vgpu_queue_index(s, q), q->call_va, q->call_size);
@@ -719,6 +731,11 @@ VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget)
         return vgpu_cmd_checksum(s, q, budget);
     case VGPU_OP_CALL:
         return vgpu_cmd_call(s, q);
+    case VGPU_OP_GATHER:
+    case VGPU_OP_SCATTER:
+        return vgpu_cmd_gather(s, q, budget);
+    case VGPU_OP_TILE:
+        return vgpu_cmd_tile(s, q, budget);
     default:
         g_assert_not_reached();     /* vgpu_cmd_decode() refused it */
     }

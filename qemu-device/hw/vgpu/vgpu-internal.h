@@ -10,6 +10,8 @@
  *                  scheduler, queue states and errors
  *   vgpu-cmd.c     the commands a queue executes, and the streams (ring
  *                  or CALL) it reads them from
+ *   vgpu-kernels.c the data-dependent and tiled access kernels: GATHER,
+ *                  SCATTER, TILE
  *   vgpu-fault.c   fault records and the fault buffer
  *   vgpu-cost.c    the cost model: modeled time of commands and stalls,
  *                  presets, pacing
@@ -34,7 +36,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU)
 /*
  * Scheduling: each queue gets at most VGPU_SLICE_BUDGET units of work per
  * round (a unit is a byte moved or checksummed; a command costs
- * VGPU_CMD_COST, a TOUCH access VGPU_TOUCH_COST).  Queues blocked on WAIT
+ * VGPU_CMD_COST, a TOUCH or TILE access VGPU_TOUCH_COST, a GATHER or
+ * SCATTER element VGPU_TOUCH_COST or its size if larger).  Queues blocked
+ * on WAIT
  * are re-polled every VGPU_WAIT_POLL_NS of host time.  After
  * VGPU_BUSY_NS of host time running without a break, the scheduler pauses
  * for VGPU_YIELD_NS: it runs under the BQL, and a main loop that only drops
@@ -57,9 +61,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(VGPUState, VGPU)
 #define VGPU_FIELD_PREP(f, v)   (((uint32_t)(v) << f##_SHIFT) & f##_MASK)
 
 /* The last queue error cause the device reports. */
-#define VGPU_QUEUE_ERROR_LAST   VGPU_QUEUE_ERROR_PRIVILEGE
+#define VGPU_QUEUE_ERROR_LAST   VGPU_QUEUE_ERROR_INDEX
 
-/* Longest fixed part of a command: the TOUCH header and its 8 arguments. */
+/*
+ * Longest fixed part of a command: the header and 8 arguments (TOUCH,
+ * GATHER, SCATTER, TILE).
+ */
 #define VGPU_CMD_MAX_ARGS       8
 
 /* Leaf sizes a TLB entry can hold, smallest first. */
@@ -367,12 +374,39 @@ typedef enum VGPUCmdStatus {
     VGPU_CMD_CALL,          /* a CALL: the queue now runs its stream */
 } VGPUCmdStatus;
 
+static inline uint64_t vgpu_cmd_arg64(const VGPUCmd *cmd, int i)
+{
+    return cmd->arg[i] | (uint64_t)cmd->arg[i + 1] << 32;
+}
+
+static inline uint32_t vgpu_cmd_flags(const VGPUCmd *cmd)
+{
+    return VGPU_FIELD_GET(cmd->header, VGPU_CMD_FLAGS);
+}
+
 bool vgpu_cmd_stream_read(VGPUState *s, VGPUQueue *q, uint32_t off,
                           uint32_t *buf, uint32_t n);
+/* Access helpers the kernels share (vgpu-cmd.c). */
+bool vgpu_xlate(VGPUState *s, VGPUQueue *q, uint64_t va, unsigned access,
+                VGPUXlate *x);
+void vgpu_access_fault(VGPUState *s, VGPUQueue *q, uint64_t va,
+                       unsigned access, const VGPUXlate *x);
+bool vgpu_xlate_read(VGPUState *s, VGPUQueue *q, uint64_t va,
+                     unsigned access, const VGPUXlate *x, void *buf,
+                     uint64_t len);
+bool vgpu_va_read(VGPUState *s, VGPUQueue *q, uint64_t va, unsigned access,
+                  void *buf, uint64_t len);
+bool vgpu_touch_line(VGPUState *s, VGPUQueue *q, uint64_t va, unsigned kind);
 uint32_t vgpu_cmd_check(VGPUState *s, const VGPUQueue *q, char **why);
 uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q);
 bool vgpu_cmd_progress_ok(const VGPUCmd *cmd, const char **why);
 VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget);
+
+/* vgpu-kernels.c */
+uint64_t vgpu_kernel_total(const VGPUCmd *cmd);
+bool vgpu_kernel_args_ok(const VGPUCmd *cmd, const char **why);
+VGPUCmdStatus vgpu_cmd_gather(VGPUState *s, VGPUQueue *q, int64_t *budget);
+VGPUCmdStatus vgpu_cmd_tile(VGPUState *s, VGPUQueue *q, int64_t *budget);
 
 /* vgpu-fault.c */
 void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,

@@ -351,7 +351,8 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
                VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
-               VGPU_CAPS_COST_MODEL | (s->strict ? VGPU_CAPS_STRICT : 0);
+               VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER |
+               (s->strict ? VGPU_CAPS_STRICT : 0);
     case VGPU_REG_NUM_QUEUES:
         return VGPU_NUM_QUEUES;
     case VGPU_REG_NUM_CONTEXTS:

@@ -405,20 +405,6 @@ static int get_param(const char *name, char *buf, size_t size)
 	return read_str(path, buf, size);
 }
 
-static uint64_t mem_total(void)
-{
-	char line[128];
-	unsigned long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb << 10;
-}
-
 FIXTURE(pageable) {
 	struct vgpu_dev dev;
 	uint64_t vram;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Helpers shared by the demand-paging suites (vgpu_paging_test.c,
- * vgpu_pool_test.c): data patterns, TOUCH jobs and what they leave,
- * QUERY_PAGING.
+ * vgpu_pool_test.c, vgpu_kernels_test.c): data patterns, TOUCH jobs and
+ * what they leave, guest RAM, QUERY_PAGING.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -10,6 +10,7 @@
 #define VGPU_TEST_PAGING_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "libvgpu.h"
@@ -51,6 +52,21 @@ static inline void rmw_expect(uint64_t *cnt, uint64_t lines, uint32_t seed,
 		x ^= x >> 27;
 		cnt[(x * 0x2545f4914f6cdd1dull) % lines]++;
 	}
+}
+
+/* The guest's RAM (/proc/meminfo MemTotal), in bytes; 0 if unknown. */
+static inline uint64_t mem_total(void)
+{
+	char line[128];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb << 10;
 }
 
 /* QUERY_PAGING of the file's VM into a zeroed @pg. */

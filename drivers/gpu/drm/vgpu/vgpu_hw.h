@@ -58,8 +58,11 @@
 #define   VGPU_VERSION_MAJOR_SHIFT	16
 #define   VGPU_VERSION_MAJOR_MASK	VGPU_MASK(31, 16)
 #define   VGPU_VERSION_MAJOR		1
-/* Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model. */
-#define   VGPU_VERSION_MINOR		4
+/*
+ * Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model;
+ * 5: GATHER, SCATTER, TILE.
+ */
+#define   VGPU_VERSION_MINOR		5
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -72,6 +75,7 @@
 #define   VGPU_CAPS_PRIV_LEVELS		VGPU_BIT(8)	/* CALL streams are unprivileged */
 #define   VGPU_CAPS_PT_XCHG		VGPU_BIT(9)	/* PT_XCHG_ADDR / PT_XCHG_DATA */
 #define   VGPU_CAPS_COST_MODEL		VGPU_BIT(10)	/* modeled time: COST_*, QTIME_* */
+#define   VGPU_CAPS_GATHER		VGPU_BIT(11)	/* GATHER, SCATTER, TILE */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -242,6 +246,7 @@
 #define     VGPU_QUEUE_ERROR_ARGUMENT	7	/* bad field in a command */
 #define     VGPU_QUEUE_ERROR_CALL_NESTED 8	/* CALL inside a CALL */
 #define     VGPU_QUEUE_ERROR_PRIVILEGE	9	/* privileged command in a CALL stream */
+#define     VGPU_QUEUE_ERROR_INDEX	10	/* GATHER/SCATTER index >= bound */
 #define   VGPU_QUEUE_STATUS_IN_CALL	VGPU_BIT(16)	/* in a CALL's stream */
 #define VGPU_QUEUE_CMD_OFFSET		0x24	/* RO, ring offset of current command */
 #define VGPU_QUEUE_FENCE_LO		0x28	/* RO, last FENCE seqno written */
@@ -393,6 +398,40 @@
  *  there may not use IRQ or NOWRITE (VGPU_QUEUE_ERROR_PRIVILEGE) and does
  *  not move QUEUE_FENCE. */
 #define   VGPU_CALL_SIZE_MAX_DW		(1u << 24)	/* 64 MiB */
+#define VGPU_OP_GATHER			0x0a	/* dst[i] = base[idx[i]] */
+#define VGPU_OP_SCATTER			0x0b	/* base[idx[i]] = src[i] */
+#define   VGPU_GATHER_LEN		9	/* both */
+/*
+ *  dw1-2 VA of the index buffer (count little-endian u32, 4-byte aligned),
+ *  dw3-4 base VA, dw5 count, dw6 bound (indices must be below it, else
+ *  VGPU_QUEUE_ERROR_INDEX at that index), dw7-8 VA of the packed elements
+ *  (GATHER: dst, SCATTER: src).  Element i is 1 << ELEM_SHIFT bytes at
+ *  base + idx[i] * elem; base and dst/src aligned to the element size.
+ *  Flag 4 (GATHER): NODST, read the elements only, dw7-8 ignored.
+ */
+#define   VGPU_GATHER_FLAG_ELEM_SHIFT_SHIFT 0
+#define   VGPU_GATHER_FLAG_ELEM_SHIFT_MASK VGPU_MASK(3, 0)
+#define     VGPU_GATHER_ELEM_SHIFT_MIN	2	/* 4-byte elements */
+#define     VGPU_GATHER_ELEM_SHIFT_MAX	12	/* 4 KiB elements */
+#define   VGPU_GATHER_FLAG_NODST	VGPU_BIT(4)
+#define VGPU_OP_TILE			0x0c	/* 2D tiled access kernel */
+#define   VGPU_TILE_LEN			9
+/*
+ *  dw1-2 VA of the grid's first line, dw3 pitch (bytes from a row to the
+ *  next), dw4 tile width (bytes), dw5 tile height (rows), dw6 tiles across,
+ *  dw7 tiles down, dw8 repeat (passes, 0 = 1).  VA, pitch and width are
+ *  multiples of 64, across * width <= pitch; tile (x, y) starts at
+ *  VA + y * height * pitch + x * width.  Flags 3:2 as TOUCH's ACCESS.
+ */
+#define   VGPU_TILE_FLAG_MODE_SHIFT	0
+#define   VGPU_TILE_FLAG_MODE_MASK	VGPU_MASK(1, 0)
+#define     VGPU_TILE_BLOCK		0	/* each tile's lines, row by row */
+#define     VGPU_TILE_STENCIL		1	/* each line after its neighbours */
+#define   VGPU_TILE_FLAG_ACCESS_SHIFT	2	/* VGPU_TOUCH_READ .. _EXEC */
+#define   VGPU_TILE_FLAG_ACCESS_MASK	VGPU_MASK(3, 2)
+#define   VGPU_TILE_FLAG_COLUMNS	VGPU_BIT(4)	/* tiles down, then across */
+#define   VGPU_TILE_FLAG_RADIUS_SHIFT	5	/* STENCIL: 1..7, BLOCK: 0 */
+#define   VGPU_TILE_FLAG_RADIUS_MASK	VGPU_MASK(7, 5)
 
 /* ------------------------------------------------------- Fault record --- */
 

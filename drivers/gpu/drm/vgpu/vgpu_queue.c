@@ -571,6 +571,7 @@ static const char *vgpu_queue_error_name(u32 cause)
 		[VGPU_QUEUE_ERROR_ARGUMENT] = "bad command argument",
 		[VGPU_QUEUE_ERROR_CALL_NESTED] = "nested CALL",
 		[VGPU_QUEUE_ERROR_PRIVILEGE] = "privileged command in a user stream",
+		[VGPU_QUEUE_ERROR_INDEX] = "index out of bound",
 	};
 
 	return cause < ARRAY_SIZE(names) && names[cause] ? names[cause] :
