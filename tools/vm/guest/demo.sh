@@ -143,8 +143,6 @@ say "   pool counters: $(ctr pool_evictions_bo) BO and $(ctr pool_evictions_chun
     "$(ctr pool_make_room) victim searches, $(ctr pool_no_victim) without a victim"
 say "   $(ctr copy_jobs) copy jobs moved it all: a fault batch's copies, its victims' copies back" \
     "included, are one job"
-say "   $(ctr tlb_invalidations) TLB invalidations for $(ctr evictions) evictions: a batch's victims" \
-    "leave the page tables together and share one per VM"
 
 # ---- 5c. what applications use: managed memory, a caching allocator ---------
 say

@@ -33,7 +33,9 @@
  *
  * So no transition copies data that a mapping may still write, and none
  * maps a copy before it holds the data.  The table, by state (events not
- * listed leave the chunk as it is, with nothing to do):
+ * listed leave the chunk as it is, with nothing to do; the code is the
+ * same table, vgpu_chunk_rules[], where the first rule that matches the
+ * state, the event and the inputs decides):
  *
  * ============== ================ ===================================== ===========
  * state          event            steps                                 next
@@ -115,117 +117,78 @@ enum vgpu_chunk_state vgpu_chunk_state_settled(enum vgpu_chunk_state state)
 	}
 }
 
-#define VGPU_CHUNK_MIGRATE_IN	(VGPU_CHUNK_DO_ALLOC | VGPU_CHUNK_DO_ZAP_CPU | \
-				 VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_IN | \
-				 VGPU_CHUNK_DO_MAP_VRAM)
-
-static void vgpu_chunk_plan_home(enum vgpu_chunk_event ev, u32 in,
-				 struct vgpu_chunk_plan *p)
-{
-	bool dup = ev != VGPU_CHUNK_EV_GPU_WRITE && (in & VGPU_CHUNK_IN_READ_MOSTLY);
-
-	switch (ev) {
-	case VGPU_CHUNK_EV_GPU_READ:
-	case VGPU_CHUNK_EV_GPU_WRITE:
-		if (in & VGPU_CHUNK_IN_REMOTE) {
-			p->steps = VGPU_CHUNK_DO_MAP_SYSTEM;
-			return;
-		}
-		fallthrough;
-	case VGPU_CHUNK_EV_PREFETCH:
-		if (in & VGPU_CHUNK_IN_REMOTE)
-			return;
-		p->steps = VGPU_CHUNK_MIGRATE_IN;
-		p->next = dup ? VGPU_CHUNK_COPYING_DUP : VGPU_CHUNK_COPYING;
-		return;
-	default:
-		return;
-	}
-}
+#define ST(x)		BIT(VGPU_CHUNK_##x)
+#define EV(x)		BIT(VGPU_CHUNK_EV_##x)
+#define IN(x)		VGPU_CHUNK_IN_##x
+#define DO(x)		VGPU_CHUNK_DO_##x
+#define EV_GPU		(EV(GPU_READ) | EV(GPU_WRITE) | EV(PREFETCH))
+#define EV_COPY_END	(EV(COPY_DONE) | EV(COPY_FAILED))
+#define EV_ALL		GENMASK(VGPU_CHUNK_NR_EVENTS - 1, 0)
+#define EV_HOMEWARD	(EV(EVICT) | EV(CPU_READ) | EV(CPU_WRITE))
+#define MIGRATE_IN	(DO(ALLOC) | DO(ZAP_CPU) | DO(UNMAP_GPU) | DO(COPY_IN) | \
+			 DO(MAP_VRAM))
+#define HOMEWARD	(DO(UNMAP_GPU) | DO(COPY_BACK))
+#define SAME		VGPU_CHUNK_NR_STATES
 
 /*
- * A VRAM copy goes home: written back if the device dirtied it, after
- * every mapping went.  An eviction for a batch (not ACCESSED_BY, whose
- * remote mappings need the data home first) queues the copy back there
- * and hands the block over; any other waits for it and frees the block.
+ * One rule of the table: for a chunk in one of @states taking one of
+ * @events with every input of @in_set and none of @in_clear, return @ret,
+ * or go to @next (%SAME: stay) by @steps.
  */
-static void vgpu_chunk_plan_homeward(enum vgpu_chunk_event ev, u32 in,
-				     struct vgpu_chunk_plan *p)
-{
-	p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK;
-	p->next = VGPU_CHUNK_HOME;
-	if (in & VGPU_CHUNK_IN_ACCESSED_BY) {
-		p->steps |= VGPU_CHUNK_DO_FREE | VGPU_CHUNK_DO_MAP_REMOTE_ALL;
-	} else if (ev == VGPU_CHUNK_EV_EVICT && (in & VGPU_CHUNK_IN_BATCH)) {
-		p->steps |= VGPU_CHUNK_DO_HAND_OVER;
-		p->next = VGPU_CHUNK_COPYING_HOME;
-	} else {
-		p->steps |= VGPU_CHUNK_DO_FREE;
-	}
-}
+struct vgpu_chunk_rule {
+	u8 states;
+	u16 events;
+	u8 in_set;
+	u8 in_clear;
+	s8 ret;
+	u8 next;
+	u16 steps;
+};
 
-static void vgpu_chunk_plan_vram(enum vgpu_chunk_event ev, u32 in,
-				 struct vgpu_chunk_plan *p)
-{
-	switch (ev) {
-	case VGPU_CHUNK_EV_GPU_READ:
-	case VGPU_CHUNK_EV_GPU_WRITE:
-	case VGPU_CHUNK_EV_PREFETCH:
-		p->steps = VGPU_CHUNK_DO_MAP_VRAM;
-		return;
-	case VGPU_CHUNK_EV_CPU_READ:
-		/*
-		 * READ_MOSTLY: duplicated back, not brought home.  No GPU
-		 * mapping may write while the copy back runs; they fault in
-		 * again read-only.
-		 */
-		if (in & VGPU_CHUNK_IN_READ_MOSTLY) {
-			p->steps = VGPU_CHUNK_DO_UNMAP_GPU | VGPU_CHUNK_DO_COPY_BACK |
-				   VGPU_CHUNK_DO_CPU_RO;
-			p->next = VGPU_CHUNK_DUP;
-			return;
-		}
-		fallthrough;
-	case VGPU_CHUNK_EV_EVICT:
-	case VGPU_CHUNK_EV_CPU_WRITE:
-		vgpu_chunk_plan_homeward(ev, in, p);
-		return;
-	default:
-		return;
-	}
-}
-
-static void vgpu_chunk_plan_dup(enum vgpu_chunk_event ev, u32 in,
-				struct vgpu_chunk_plan *p)
-{
-	switch (ev) {
-	case VGPU_CHUNK_EV_GPU_READ:
-	case VGPU_CHUNK_EV_PREFETCH:
-		p->steps = VGPU_CHUNK_DO_MAP_VRAM;
-		return;
-	case VGPU_CHUNK_EV_GPU_WRITE:
-		p->steps = VGPU_CHUNK_DO_ZAP_CPU | VGPU_CHUNK_DO_MAP_VRAM;
-		p->next = VGPU_CHUNK_VRAM;
-		return;
-	case VGPU_CHUNK_EV_UNADVISE_RM:
-		p->steps = VGPU_CHUNK_DO_ZAP_CPU;
-		p->next = VGPU_CHUNK_VRAM;
-		return;
-	case VGPU_CHUNK_EV_CPU_READ:
-		p->steps = VGPU_CHUNK_DO_CPU_RO;
-		return;
-	case VGPU_CHUNK_EV_EVICT:
-	case VGPU_CHUNK_EV_CPU_WRITE:
-		/*
-		 * Read-only everywhere: the system pages are up to date, and
-		 * the device's dirty bits, final after the unmap, say so.
-		 */
-		vgpu_chunk_plan_homeward(ev, in, p);
-		return;
-	default:
-		return;
-	}
-}
+/*
+ * The table of "The chunk state machine", as the code reads it: the first
+ * rule that matches decides; a case no rule matches changes nothing.
+ */
+static const struct vgpu_chunk_rule vgpu_chunk_rules[] = {
+	/* A copy ends only where one runs. */
+	{ ST(HOME) | ST(VRAM) | ST(DUP), EV_COPY_END, 0, 0, -EINVAL, SAME, 0 },
+	/* home: remote, or migrated in (duplicated for a READ_MOSTLY read) */
+	{ ST(HOME), EV(GPU_READ) | EV(GPU_WRITE), IN(REMOTE), 0, 0, SAME,
+	  DO(MAP_SYSTEM) },
+	{ ST(HOME), EV(GPU_READ) | EV(PREFETCH), IN(READ_MOSTLY), IN(REMOTE), 0,
+	  VGPU_CHUNK_COPYING_DUP, MIGRATE_IN },
+	{ ST(HOME), EV_GPU, 0, IN(REMOTE), 0, VGPU_CHUNK_COPYING, MIGRATE_IN },
+	/* copying: nothing else until the copy ends */
+	{ ST(COPYING), EV(COPY_DONE), 0, 0, 0, VGPU_CHUNK_VRAM, 0 },
+	{ ST(COPYING_DUP), EV(COPY_DONE), 0, 0, 0, VGPU_CHUNK_DUP, 0 },
+	{ ST(COPYING) | ST(COPYING_DUP), EV(COPY_FAILED), 0, 0, 0,
+	  VGPU_CHUNK_HOME, DO(FREE) },
+	{ ST(COPYING_HOME), EV_COPY_END, 0, 0, 0, VGPU_CHUNK_HOME, 0 },
+	{ ST(COPYING) | ST(COPYING_DUP) | ST(COPYING_HOME), EV_ALL, 0, 0,
+	  -EBUSY, SAME, 0 },
+	/* vram */
+	{ ST(VRAM), EV_GPU, 0, 0, 0, SAME, DO(MAP_VRAM) },
+	{ ST(VRAM), EV(CPU_READ), IN(READ_MOSTLY), 0, 0, VGPU_CHUNK_DUP,
+	  HOMEWARD | DO(CPU_RO) },
+	/* dup */
+	{ ST(DUP), EV(GPU_READ) | EV(PREFETCH), 0, 0, 0, SAME, DO(MAP_VRAM) },
+	{ ST(DUP), EV(GPU_WRITE), 0, 0, 0, VGPU_CHUNK_VRAM,
+	  DO(ZAP_CPU) | DO(MAP_VRAM) },
+	{ ST(DUP), EV(UNADVISE_RM), 0, 0, 0, VGPU_CHUNK_VRAM, DO(ZAP_CPU) },
+	{ ST(DUP), EV(CPU_READ), 0, 0, 0, SAME, DO(CPU_RO) },
+	/*
+	 * Home from VRAM, written back if the device dirtied it (a duplicate
+	 * never is: read-only everywhere).  ACCESSED_BY maps the system pages
+	 * everywhere, so they must hold the data first; an eviction for a
+	 * batch queues its copy back there and hands the block over.
+	 */
+	{ ST(VRAM) | ST(DUP), EV_HOMEWARD, IN(ACCESSED_BY), 0, 0,
+	  VGPU_CHUNK_HOME, HOMEWARD | DO(FREE) | DO(MAP_REMOTE_ALL) },
+	{ ST(VRAM) | ST(DUP), EV(EVICT), IN(BATCH), 0, 0, VGPU_CHUNK_COPYING_HOME,
+	  HOMEWARD | DO(HAND_OVER) },
+	{ ST(VRAM) | ST(DUP), EV_HOMEWARD, 0, 0, 0, VGPU_CHUNK_HOME,
+	  HOMEWARD | DO(FREE) },
+};
 
 /**
  * vgpu_chunk_plan() - the transition of a chunk for an event
@@ -240,48 +203,23 @@ static void vgpu_chunk_plan_dup(enum vgpu_chunk_event ev, u32 in,
 int vgpu_chunk_plan(enum vgpu_chunk_state state, enum vgpu_chunk_event ev,
 		    u32 in, struct vgpu_chunk_plan *p)
 {
+	const struct vgpu_chunk_rule *r;
+
 	p->next = state;
 	p->steps = 0;
-	if ((unsigned int)ev >= VGPU_CHUNK_NR_EVENTS)
+	if ((unsigned int)state >= VGPU_CHUNK_NR_STATES ||
+	    (unsigned int)ev >= VGPU_CHUNK_NR_EVENTS)
 		return -EINVAL;
-
-	switch (state) {
-	case VGPU_CHUNK_HOME:
-		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED)
-			return -EINVAL;
-		vgpu_chunk_plan_home(ev, in, p);
+	for (r = vgpu_chunk_rules; r < vgpu_chunk_rules + ARRAY_SIZE(vgpu_chunk_rules); r++) {
+		if (!(r->states & BIT(state)) || !(r->events & BIT(ev)) ||
+		    (in & r->in_set) != r->in_set || (in & r->in_clear))
+			continue;
+		if (r->ret)
+			return r->ret;
+		if (r->next != SAME)
+			p->next = r->next;
+		p->steps = r->steps;
 		return 0;
-	case VGPU_CHUNK_COPYING_HOME:
-		/* Done or failed, the VRAM copy is gone. */
-		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED) {
-			p->next = VGPU_CHUNK_HOME;
-			return 0;
-		}
-		return -EBUSY;
-	case VGPU_CHUNK_COPYING:
-	case VGPU_CHUNK_COPYING_DUP:
-		if (ev == VGPU_CHUNK_EV_COPY_DONE) {
-			p->next = state == VGPU_CHUNK_COPYING ? VGPU_CHUNK_VRAM :
-								 VGPU_CHUNK_DUP;
-			return 0;
-		}
-		if (ev == VGPU_CHUNK_EV_COPY_FAILED) {
-			p->steps = VGPU_CHUNK_DO_FREE;
-			p->next = VGPU_CHUNK_HOME;
-			return 0;
-		}
-		return -EBUSY;
-	case VGPU_CHUNK_VRAM:
-		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED)
-			return -EINVAL;
-		vgpu_chunk_plan_vram(ev, in, p);
-		return 0;
-	case VGPU_CHUNK_DUP:
-		if (ev == VGPU_CHUNK_EV_COPY_DONE || ev == VGPU_CHUNK_EV_COPY_FAILED)
-			return -EINVAL;
-		vgpu_chunk_plan_dup(ev, in, p);
-		return 0;
-	default:
-		return -EINVAL;
 	}
+	return 0;
 }
