@@ -438,6 +438,38 @@ FIXTURE_TEARDOWN(pageable)
 	vgpu_close(&self->dev);
 }
 
+/*
+ * A pageable BO of @size bytes, mapped for the CPU at *@p and filled
+ * with pattern(@seed, i) by CPU stores (its system pages populated).
+ */
+static int filled_pbo(struct vgpu_dev *dev, uint64_t size, uint32_t seed,
+		      uint32_t *h, uint64_t **p)
+{
+	uint64_t i;
+	int ret = vgpu_bo_create_pageable(dev, size, h, NULL);
+
+	if (!ret)
+		ret = vgpu_bo_map(dev, *h, size, (void **)p);
+	for (i = 0; !ret && i < size / 8; i++)
+		(*p)[i] = pattern(seed, i);
+	return ret;
+}
+
+/*
+ * A 4 KiB system BO for a GPU job's results, mapped for the CPU at *@res
+ * and in the GPU VM at PVA - 2 MiB.
+ */
+static int result_bo(struct vgpu_dev *dev, uint32_t *rh, uint64_t **res)
+{
+	int ret = vgpu_bo_create(dev, 4096, VGPU_PLACE_SYSTEM, 0, rh);
+
+	if (!ret)
+		ret = vgpu_bo_map(dev, *rh, 4096, (void **)res);
+	if (!ret)
+		ret = vgpu_vm_map(dev, *rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW);
+	return ret;
+}
+
 /* counters/<name> of the device, or ~0 when it cannot be read. */
 static uint64_t dev_counter(struct vgpu_dev *dev, const char *name)
 {
@@ -486,10 +518,7 @@ TEST_F(pageable, fault_migrates_and_keeps_data)
 	struct vgpu_cmd cmd;
 	uint32_t h, rh;
 
-	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
-	for (i = 0; i < size / 8; i++)
-		p[i] = pattern(1, i);
+	ASSERT_EQ(0, filled_pbo(&self->dev, size, 1, &h, &p));
 	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
 	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
@@ -567,14 +596,9 @@ TEST_F(pageable, failed_copy_leaves_system_pages)
 		SKIP(return, "no debugfs");
 	ASSERT_EQ(0, set_param("prefetch", "0"));
 	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
-	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
-	for (i = 0; i < size / 8; i++)
-		p[i] = pattern(7, i);
+	ASSERT_EQ(0, filled_pbo(&self->dev, size, 7, &h, &p));
 	sum = vgpu_fnv1a64(p, size);	/* the CPU reads before the GPU */
-	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
-	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, result_bo(&self->dev, &rh, &res));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
 	ASSERT_EQ(0, paging(&self->dev, &pg0));
 	used0 = vram_mm_used(&self->dev);
@@ -967,6 +991,23 @@ TEST_F(pageable, advice_union_of_the_mappings)
 }
 
 /*
+ * Streams the GPU once through @big bytes at PVA + 64 MiB, then reads the
+ * @size bytes at PVA; the paging counters before and after the read.
+ */
+static int stream_then_read(struct vgpu_dev *dev, uint64_t big, uint64_t size,
+			    struct drm_vgpu_query_paging *before,
+			    struct drm_vgpu_query_paging *after)
+{
+	int ret = touch_run(dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			    PVA + 64 * MiB, big, 0, 0, 0);
+
+	ret = ret ?: paging(dev, before);
+	ret = ret ?: touch_run(dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA, size, 0, 0, 0);
+	return ret ?: paging(dev, after);
+}
+
+/*
  * A preference for VRAM keeps chunks there longest: with VRAM streamed
  * through twice over by another BO, the advised chunks are never the
  * victims, and reading them afterwards faults on none.
@@ -990,24 +1031,14 @@ TEST_F(pageable, advice_vram_is_evicted_last)
 	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
 
 	/* The advised chunks are the coldest, yet the stream evicts the rest. */
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
-			       PVA + 64 * MiB, big, 0, 0, 0));
-	ASSERT_EQ(0, paging(&self->dev, &pg0));
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
-			       PVA, size, 0, 0, 0));
-	ASSERT_EQ(0, paging(&self->dev, &pg));
+	ASSERT_EQ(0, stream_then_read(&self->dev, big, size, &pg0, &pg));
 	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
 	EXPECT_EQ(pg0.vm.bytes_to_vram, pg.vm.bytes_to_vram);
 
 	/* Unmapped, the hint goes: the next stream may evict them. */
 	ASSERT_EQ(0, vgpu_vm_unmap(&self->dev, PVA, size));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
-			       PVA + 64 * MiB, big, 0, 0, 0));
-	ASSERT_EQ(0, paging(&self->dev, &pg0));
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
-			       PVA, size, 0, 0, 0));
-	ASSERT_EQ(0, paging(&self->dev, &pg));
+	ASSERT_EQ(0, stream_then_read(&self->dev, big, size, &pg0, &pg));
 	EXPECT_LT(pg0.vm.faults, pg.vm.faults);
 }
 
@@ -1027,10 +1058,7 @@ TEST_F(pageable, dirty_bits_decide_copy_back)
 
 	set_param("prefetch", "0");
 	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
-	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
-	for (i = 0; i < size / 8; i++)
-		p[i] = pattern(7, i);
+	ASSERT_EQ(0, filled_pbo(&self->dev, size, 7, &h, &p));
 	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
 	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
@@ -1286,9 +1314,7 @@ TEST_F(pageable, ptrace_access_sees_the_gpus_writes)
 	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
 	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
-	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
-	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, result_bo(&self->dev, &rh, &res));
 	ASSERT_EQ(0, paging(&self->dev, &pg0));
 	chunk = pg0.chunk_size;
 	ASSERT_LE(2 * chunk, size);
@@ -1384,9 +1410,7 @@ TEST_F(pageable, cpu_stores_survive_migration)
 	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
 	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&w.p));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
-	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
-	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, result_bo(&self->dev, &rh, &res));
 	w.n = size / 8;
 	ASSERT_EQ(0, paging(&self->dev, &pg0));
 	ASSERT_EQ(0, pthread_create(&thr, NULL, cpu_writer_main, &w));
@@ -1750,13 +1774,8 @@ TEST_F(pageable, victims_share_one_tlb_invalidation)
 
 	ASSERT_EQ(0, set_param("prefetch", "0"));
 	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
-	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
-	for (i = 0; i < size / 8; i++)
-		p[i] = pattern(13, i);
-	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
-	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, filled_pbo(&self->dev, size, 13, &h, &p));
+	ASSERT_EQ(0, result_bo(&self->dev, &rh, &res));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
 
 	/* All in VRAM and mapped; the GPU writes every other chunk. */
@@ -1864,20 +1883,15 @@ TEST_F(pageable, prefetch_batches_its_copies)
 {
 	const uint64_t size = 16 * MiB;
 	struct drm_vgpu_query_paging pg0, pg;
-	uint64_t *p, *res, i, sum, jobs0, jobs, moved = 0;
+	uint64_t *p, *res, sum, jobs0, jobs, moved = 0;
 	struct vgpu_cmd cmd;
 	uint32_t h, rh;
 
 	ASSERT_EQ(0, set_param("prefetch", "0"));
 	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
-	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, h, size, (void **)&p));
-	for (i = 0; i < size / 8; i++)
-		p[i] = pattern(11, i);
+	ASSERT_EQ(0, filled_pbo(&self->dev, size, 11, &h, &p));
 	sum = vgpu_fnv1a64(p, size);
-	ASSERT_EQ(0, vgpu_bo_create(&self->dev, 4096, VGPU_PLACE_SYSTEM, 0, &rh));
-	ASSERT_EQ(0, vgpu_bo_map(&self->dev, rh, 4096, (void **)&res));
-	ASSERT_EQ(0, vgpu_vm_map(&self->dev, rh, 0, PVA - 2 * MiB, 4096, VGPU_MAP_RW));
+	ASSERT_EQ(0, result_bo(&self->dev, &rh, &res));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
 
 	jobs0 = dev_counter(&self->dev, "copy_jobs");
