@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# vgpu-bench gen-trace and replay (user-guide.rst, "Traces"), small: a
+# BFS and a training-loop trace of 150 % of VRAM and a GEMM trace of 25 %
+# are generated and replayed.  Each replay must finish, report every
+# access of its trace, and fault (first touches at least); beyond VRAM it
+# must evict and migrate, and the fitting one must not evict.  A trace
+# with a bad line must fail, naming the file and line.  Prints TAP.
+
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/node.sh"
+
+node=$(vgpu_node)
+echo "TAP version 13"
+echo "1..4"
+if [ -z "$node" ] || ! command -v vgpu-bench > /dev/null; then
+	for i in 1 2 3 4; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
+	exit 0
+fi
+vram=$(cat "$node/device/vram_total")
+dir=/tmp/bench-replay
+rm -rf "$dir"
+mkdir -p "$dir"
+
+# The value of column $2 in CSV file $1's first row.
+col() {
+	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+			   NR == 2 { print (k ? $k : "") }' "$1"
+}
+
+# replay NAME PCT KIND OPTIONS...: generate, replay, check; the last
+# argument of the check is "evict" (beyond VRAM) or "fit".
+replay() {
+	name=$1 pct=$2 kind=$3 want=$4
+	shift 4
+	tr=$dir/$name.trace
+	fp=$((vram * pct / 100))
+	if ! vgpu-bench gen-trace "$kind" --footprint $fp "$@" > "$tr"; then
+		diag "gen-trace $kind failed"
+		tap_result not-ok "bench_replay.$name"
+		return
+	fi
+	lines=$(grep -c '^[0-9]' "$tr")
+	mkdir -p "$dir/$name"
+	out=$(vgpu-bench --csv "$dir/$name" replay "$tr" 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/# /'
+	csv=$dir/$name/replay.csv
+	ok=1
+	[ $st -eq 0 ] && [ -f "$csv" ] || { diag "replay exited with $st"; ok=0; }
+	if [ $ok = 1 ]; then
+		acc=$(col "$csv" accesses) faults=$(col "$csv" faults)
+		ev=$(col "$csv" evictions) mig=$(col "$csv" bytes_migrated)
+		ms=$(col "$csv" modeled_s)
+		diag "$name: $acc accesses of $lines, $faults faults," \
+		     "$ev evictions, $mig bytes migrated, modeled $ms s"
+		[ "$acc" = "$lines" ] || ok=0
+		[ "${faults:-0}" -gt 0 ] || ok=0
+		if [ "$want" = evict ]; then
+			[ "${ev:-0}" -gt 0 ] && [ "${mig:-0}" -gt "$vram" ] || ok=0
+		else
+			[ "$ev" = 0 ] || ok=0
+		fi
+	fi
+	if [ $ok = 1 ]; then
+		tap_result ok "bench_replay.$name"
+	else
+		tap_result not-ok "bench_replay.$name"
+	fi
+}
+
+replay bfs_150 150 bfs evict --vertices 1024 --degree 4 --queues 2 --seed 7
+replay train_150 150 train evict --layers 4 --steps 2 --queues 2 --compute-ns 1000
+replay gemm_25 25 gemm fit --tiles 2
+
+printf 'vgpu-trace 1 footprint=4096\n0 r 0 64\n0 q 0 64\n' > "$dir/bad.trace"
+out=$(vgpu-bench replay "$dir/bad.trace" 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+t bench_replay.bad_line_refused "[ $st -ne 0 ] && echo \"\$out\" | grep -q 'bad.trace:3: unknown op'"
+exit 0
