@@ -5,7 +5,8 @@
 # BFS and a training-loop trace of 150 % of VRAM and a GEMM trace of 25 %
 # are generated and replayed.  Each replay must finish, report every
 # access of its trace, and fault (first touches at least); beyond VRAM it
-# must evict and migrate, and the fitting one must not evict.  A trace
+# must evict and migrate, and the fitting one must not evict; modeled
+# time must pass, and the compute time be the busiest queue's sum.  A trace
 # with a bad line must fail, naming the file and line.  Prints TAP.
 
 . "$(dirname "$0")/lib/tap.sh"
@@ -29,11 +30,12 @@ col() {
 			   NR == 2 { print (k ? $k : "") }' "$1"
 }
 
-# replay NAME PCT KIND OPTIONS...: generate, replay, check; the last
-# argument of the check is "evict" (beyond VRAM) or "fit".
+# replay NAME PCT KIND WANT COMPUTE OPTIONS...: generate, replay, check.
+# WANT is "evict" (beyond VRAM) or "fit"; COMPUTE the compute_s column
+# expected, or "".
 replay() {
-	name=$1 pct=$2 kind=$3 want=$4
-	shift 4
+	name=$1 pct=$2 kind=$3 want=$4 compute=$5
+	shift 5
 	tr=$dir/$name.trace
 	fp=$((vram * pct / 100))
 	if ! vgpu-bench gen-trace "$kind" --footprint $fp "$@" > "$tr"; then
@@ -57,6 +59,8 @@ replay() {
 		     "$ev evictions, $mig bytes migrated, modeled $ms s"
 		[ "$acc" = "$lines" ] || ok=0
 		[ "${faults:-0}" -gt 0 ] || ok=0
+		awk -v m="$ms" 'BEGIN { exit !(m > 0) }' || ok=0
+		[ -z "$compute" ] || [ "$(col "$csv" compute_s)" = "$compute" ] || ok=0
 		if [ "$want" = evict ]; then
 			[ "${ev:-0}" -gt 0 ] && [ "${mig:-0}" -gt "$vram" ] || ok=0
 		else
@@ -70,9 +74,10 @@ replay() {
 	fi
 }
 
-replay bfs_150 150 bfs evict --vertices 1024 --degree 4 --queues 2 --seed 7
-replay train_150 150 train evict --layers 4 --steps 2 --queues 2 --compute-ns 1000
-replay gemm_25 25 gemm fit --tiles 2
+replay bfs_150 150 bfs evict 0.000000 --vertices 1024 --degree 4 --queues 2 --seed 7
+# 2 steps x 4 layers x 2 passes x 1 us, all on queue 0.
+replay train_150 150 train evict 0.000016 --layers 4 --steps 2 --queues 2 --compute-ns 1000
+replay gemm_25 25 gemm fit "" --tiles 2
 
 printf 'vgpu-trace 1 footprint=4096\n0 r 0 64\n0 q 0 64\n' > "$dir/bad.trace"
 out=$(vgpu-bench replay "$dir/bad.trace" 2>&1)
