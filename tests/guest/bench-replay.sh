@@ -7,16 +7,18 @@
 # access of its trace, and fault (first touches at least); beyond VRAM it
 # must evict and migrate, and the fitting one must not evict; modeled
 # time must pass, and the compute time be the busiest queue's sum.  A trace
-# with a bad line must fail, naming the file and line.  Prints TAP.
+# written by hand must give the TOUCHes, jobs, bytes read and written
+# and compute time it works out to.  A trace with a bad line must fail,
+# naming the file and line.  Prints TAP.
 
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/node.sh"
 
 node=$(vgpu_node)
 echo "TAP version 13"
-echo "1..4"
+echo "1..5"
 if [ -z "$node" ] || ! command -v vgpu-bench > /dev/null; then
-	for i in 1 2 3 4; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
+	for i in 1 2 3 4 5; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
 	exit 0
 fi
 vram=$(cat "$node/device/vram_total")
@@ -78,6 +80,33 @@ replay bfs_150 150 bfs evict 0.000000 --vertices 1024 --degree 4 --queues 2 --se
 # 2 steps x 4 layers x 2 passes x 1 us, all on queue 0.
 replay train_150 150 train evict 0.000016 --layers 4 --steps 2 --queues 2 --compute-ns 1000
 replay gemm_25 25 gemm fit "" --tiles 2
+
+# By hand: 2 + 1 + 1 + 1 accesses on queue 0 make 4 TOUCHes (the first
+# two continue each other; an op change or compute time starts a new
+# one), 1 on queue 1; 128 + 1 + 1024 + 1 lines read, 2 + 1 written, and
+# the device reads the 5 TOUCHes' 36 bytes each from the command streams.
+cat > "$dir/hand.trace" <<EOT
+vgpu-trace 1 footprint=4194304
+# queue op offset size [compute_ns]
+0 r 0 4096
+0 r 4096 4096
+0 w 8192 100
+0 rw 0x100000 64 2000
+1 r 0x200000 65536
+0 r 0x100040 64
+EOT
+mkdir -p "$dir/hand"
+out=$(vgpu-bench --csv "$dir/hand" replay "$dir/hand.trace" 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+h=$dir/hand/replay.csv
+got=
+[ $st -eq 0 ] && [ -f "$h" ] && for c in accesses commands jobs bytes_read bytes_written compute_s; do
+	got="$got $c=$(col "$h" $c)"
+done
+want=" accesses=6 commands=5 jobs=2 bytes_read=$((1154 * 64 + 5 * 36)) bytes_written=$((3 * 64)) compute_s=0.000002"
+diag "by hand:$got"
+t bench_replay.by_hand "[ \"$got\" = \"$want\" ]"
 
 printf 'vgpu-trace 1 footprint=4096\n0 r 0 64\n0 q 0 64\n' > "$dir/bad.trace"
 out=$(vgpu-bench replay "$dir/bad.trace" 2>&1)

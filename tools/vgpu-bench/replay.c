@@ -23,7 +23,10 @@
  * Columns: the trace's file name, footprint (MiB and percent of VRAM),
  * queues used, accesses, TOUCH commands, jobs, wall seconds, the VM's
  * modeled seconds (hardware.rst "Cost model", its fault stalls included),
- * compute_s, modeled_with_compute_s, and the VM's paging counters:
+ * compute_s, modeled_with_compute_s, the bytes the VM read and wrote
+ * (device counters, VRAM and system memory: 64 per line and access, and
+ * the device's fetch of the command streams, 36 bytes per TOUCH), and
+ * the VM's paging counters:
  * faults, bytes migrated into VRAM, evictions, thrashing events, chunks
  * mapped remote.
  *
@@ -54,6 +57,8 @@ static const struct report_col cols[] = {
 	{ "modeled_s", REPORT_F64, 6 },
 	{ "compute_s", REPORT_F64, 6 },
 	{ "modeled_with_compute_s", REPORT_F64, 6 },
+	{ "bytes_read", REPORT_U64, 0 },
+	{ "bytes_written", REPORT_U64, 0 },
 	BENCH_SPAN_COLS,
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
@@ -153,6 +158,19 @@ static int replay_run(struct vgpu_dev *dev, struct qstream *qs, uint32_t nq,
 	return ret;
 }
 
+/* The bytes the VM read and wrote (VRAM and system memory). */
+static int vm_bytes(struct vgpu_dev *dev, uint64_t *rd, uint64_t *wr)
+{
+	struct drm_vgpu_query_vm vm;
+	int ret = vgpu_query_vm(dev, &vm);
+
+	if (ret)
+		return ret;
+	*rd = vm.device[VGPU_CTR_VRAM_READ_BYTES] + vm.device[VGPU_CTR_SYS_READ_BYTES];
+	*wr = vm.device[VGPU_CTR_VRAM_WRITE_BYTES] + vm.device[VGPU_CTR_SYS_WRITE_BYTES];
+	return 0;
+}
+
 /* The file name of @path. */
 static const char *base_name(const char *path)
 {
@@ -166,6 +184,7 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 {
 	struct qstream qs[TRACE_MAX_QUEUES] = { 0 };
 	uint64_t i, cmds = 0, jobs = 0, compute = 0, slowest = 0, d;
+	uint64_t rd0, wr0, rd1, wr1;
 	uint32_t q, nq = 0;
 	struct bench_span sp;
 	struct vgpu_dev dev;
@@ -194,11 +213,15 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 	ret = bench_pbo_create(&dev, tr->footprint, BENCH_VA, &b);
 	if (ret)
 		goto out;
-	ret = bench_span_begin(&dev, &sp);
+	ret = vm_bytes(&dev, &rd0, &wr0);
+	if (!ret)
+		ret = bench_span_begin(&dev, &sp);
 	if (!ret)
 		ret = replay_run(&dev, qs, nq, b.va, &jobs);
 	if (!ret)
 		ret = bench_span_end(&dev, &sp);
+	if (!ret)
+		ret = vm_bytes(&dev, &rd1, &wr1);
 	for (q = 0; q < nq && !ret; q++) {
 		cmds += qs[q].n;
 		if (qs[q].compute_ns > compute)
@@ -212,7 +235,8 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 				 o->vram_size ? b.size * 100 / o->vram_size : 0,
 				 (uint64_t)nq, tr->n, cmds, jobs, sp.seconds,
 				 bench_modeled_s(sp.m0.vm_modeled_ns, sp.m1.vm_modeled_ns),
-				 compute / 1e9, slowest / 1e9, BENCH_SPAN_ROW(&sp));
+				 compute / 1e9, slowest / 1e9, rd1 - rd0, wr1 - wr0,
+				 BENCH_SPAN_ROW(&sp));
 	bench_pbo_destroy(&dev, &b);
 out:
 	for (q = 0; q < nq; q++) {
