@@ -63,16 +63,13 @@ static const struct report_col cols[] = {
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-/* One TOUCH of a queue: lines [@start, @end) of the footprint. */
-struct touch {
-	uint64_t start, end;
-	uint32_t access;
-};
-
-/* A queue's commands, and how far its jobs have got. */
+/*
+ * A queue's commands, one line-aligned access per TOUCH, and how far its
+ * jobs have got.
+ */
 struct qstream {
-	struct touch *t;
-	uint64_t n, cap, done;
+	struct trace t;
+	uint64_t done;
 	uint64_t compute_ns;
 	uint32_t sync;
 };
@@ -86,27 +83,19 @@ static const uint32_t touch_access[] = {
 /* Add access @a to its queue's stream, merged into the last TOUCH if it can. */
 static int stream_add(struct qstream *q, const struct trace_access *a)
 {
-	uint64_t start = a->offset & ~(LINE - 1);
-	uint64_t end = (a->offset + a->size + LINE - 1) & ~(LINE - 1);
-	uint32_t access = touch_access[a->op];
-	struct touch *last = q->n ? &q->t[q->n - 1] : NULL;
+	struct trace_access line = {
+		.offset = a->offset & ~(LINE - 1), .queue = a->queue, .op = a->op,
+	};
+	struct trace_access *last = q->t.n ? &q->t.acc[q->t.n - 1] : NULL;
 
+	line.size = ((a->offset + a->size + LINE - 1) & ~(LINE - 1)) - line.offset;
 	q->compute_ns += a->compute_ns;
-	if (last && !a->compute_ns && last->access == access && last->end == start) {
-		last->end = end;
+	if (last && !a->compute_ns && last->op == a->op &&
+	    last->offset + last->size == line.offset) {
+		last->size += line.size;
 		return 0;
 	}
-	if (q->n == q->cap) {
-		uint64_t cap = q->cap ? 2 * q->cap : 256;
-		struct touch *p = realloc(q->t, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		q->t = p;
-		q->cap = cap;
-	}
-	q->t[q->n++] = (struct touch){ start, end, access };
-	return 0;
+	return trace_add(&q->t, &line);
 }
 
 /* Submit @q's next job; *@jobs counts it.  0 or a negative errno. */
@@ -114,15 +103,15 @@ static int stream_submit(struct vgpu_dev *dev, uint32_t queue, struct qstream *q
 			 uint64_t va, struct vgpu_cmd *cmd, uint64_t *jobs)
 {
 	uint64_t end = q->done + REPLAY_JOB_CMDS;
-	const struct touch *t;
+	const struct trace_access *t;
 
-	if (end > q->n)
-		end = q->n;
+	if (end > q->t.n)
+		end = q->t.n;
 	vgpu_cmd_reset(cmd);
 	for (; q->done < end; q->done++) {
-		t = &q->t[q->done];
-		vgpu_cmd_touch(cmd, VGPU_TOUCH_SEQUENTIAL, t->access, va + t->start,
-			       t->end - t->start, 0, 0, 0, 1);
+		t = &q->t.acc[q->done];
+		vgpu_cmd_touch(cmd, VGPU_TOUCH_SEQUENTIAL, touch_access[t->op],
+			       va + t->offset, t->size, 0, 0, 0, 1);
 	}
 	(*jobs)++;
 	return vgpu_submit(dev, queue, cmd, NULL, 0, q->sync);
@@ -141,7 +130,7 @@ static int replay_run(struct vgpu_dev *dev, struct qstream *qs, uint32_t nq,
 	while (any && !ret) {
 		any = false;
 		for (q = 0; q < nq && !ret; q++) {
-			busy[q] = qs[q].done < qs[q].n;
+			busy[q] = qs[q].done < qs[q].t.n;
 			if (busy[q])
 				ret = stream_submit(dev, q, &qs[q], va, &cmd, jobs);
 			any |= busy[q];
@@ -223,7 +212,7 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 	if (!ret)
 		ret = vm_bytes(&dev, &rd1, &wr1);
 	for (q = 0; q < nq && !ret; q++) {
-		cmds += qs[q].n;
+		cmds += qs[q].t.n;
 		if (qs[q].compute_ns > compute)
 			compute = qs[q].compute_ns;
 		d = q < sp.m1.num_queues ? sp.m1.queue_ns[q] - sp.m0.queue_ns[q] : 0;
@@ -242,7 +231,7 @@ out:
 	for (q = 0; q < nq; q++) {
 		if (qs[q].sync)
 			vgpu_syncobj_destroy(&dev, qs[q].sync);
-		free(qs[q].t);
+		trace_free(&qs[q].t);
 	}
 	vgpu_close(&dev);
 	return ret;
