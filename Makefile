@@ -152,6 +152,8 @@ HOST_UNITS := $(patsubst tests/host/%.c,$(B)/host/%,$(HOST_UNIT_SRCS))
 HOST_UNIT_CFLAGS := $(filter-out -static,$(GUEST_CFLAGS)) -fsanitize=address,undefined
 
 $(B)/host/mempool_unit: tools/libvgpu/mempool.c
+$(B)/host/trace_unit: tools/vgpu-bench/trace.c tools/vgpu-bench/trace_gen.c
+$(B)/host/trace_unit: HOST_UNIT_CFLAGS += -Itools/vgpu-bench
 
 $(B)/host/%_unit: tests/host/%_unit.c $(LIBVGPU_HDRS) $(KSFT_DIR)/kselftest_harness.h
 	@mkdir -p $(dir $@)

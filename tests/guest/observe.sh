@@ -7,11 +7,9 @@
 # checks the numbers and the JSON.)  Prints TAP.
 
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/node.sh"
 
-node=
-for d in /sys/class/drm/renderD*; do
-	[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = vgpu ] && node=$d && break
-done
+node=$(vgpu_node)
 echo "TAP version 13"
 echo "1..10"
 if [ -z "$node" ]; then

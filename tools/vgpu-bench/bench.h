@@ -60,6 +60,14 @@ static inline struct report *bench_result(struct report *r, int ret)
 	return NULL;
 }
 
+/*
+ * vgpu-bench replay: the report of the trace at @path (replay.c), or NULL
+ * with errno set.
+ */
+struct report *bench_replay(const struct bench_opts *o, const char *path);
+/* vgpu-bench gen-trace (argv[0] is "gen-trace"): the exit status. */
+int bench_gen_trace(int argc, char **argv);
+
 extern const struct bench_suite bench_suite_ioctl;
 extern const struct bench_suite bench_suite_oversub;
 extern const struct bench_suite bench_suite_batching;

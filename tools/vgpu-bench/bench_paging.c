@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "bench.h"
 #include "bench_paging.h"
 
 static int write_str(const char *path, const char *value)
@@ -222,4 +223,25 @@ int bench_time(struct vgpu_dev *dev, struct drm_vgpu_query_time *t)
 double bench_modeled_s(uint64_t then_ns, uint64_t now_ns)
 {
 	return (now_ns - then_ns) / 1e9;
+}
+
+int bench_span_begin(struct vgpu_dev *dev, struct bench_span *s)
+{
+	int ret = bench_paging(dev, &s->c0);
+
+	if (!ret)
+		ret = bench_time(dev, &s->m0);
+	s->t0 = bench_now();
+	return ret;
+}
+
+int bench_span_end(struct vgpu_dev *dev, struct bench_span *s)
+{
+	int ret;
+
+	s->seconds = bench_now() - s->t0;
+	ret = bench_paging(dev, &s->c1);
+	if (!ret)
+		ret = bench_time(dev, &s->m1);
+	return ret;
 }

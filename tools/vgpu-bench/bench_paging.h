@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "libvgpu.h"
+#include "report.h"
 
 #define BENCH_MIB	(1ull << 20)
 /* Where the suites map their buffers. */
@@ -91,5 +92,35 @@ int bench_paging(struct vgpu_dev *dev, struct drm_vgpu_paging_counters *c);
 int bench_time(struct vgpu_dev *dev, struct drm_vgpu_query_time *t);
 /* Modeled seconds from @then_ns to @now_ns. */
 double bench_modeled_s(uint64_t then_ns, uint64_t now_ns);
+
+/**
+ * struct bench_span - a measured run: the VM's paging counters and
+ * modeled time before (@c0, @m0) and after it (@c1, @m1), its wall time
+ * @seconds from @t0
+ */
+struct bench_span {
+	struct drm_vgpu_paging_counters c0, c1;
+	struct drm_vgpu_query_time m0, m1;
+	double t0, seconds;
+};
+
+/* Take the counters and start the clock; 0 or a negative errno. */
+int bench_span_begin(struct vgpu_dev *dev, struct bench_span *s);
+/* Stop the clock and take the counters again; 0 or a negative errno. */
+int bench_span_end(struct vgpu_dev *dev, struct bench_span *s);
+
+/* The paging columns of a span, and their report_row() arguments. */
+#define BENCH_SPAN_COLS \
+	{ "faults", REPORT_U64, 0 }, \
+	{ "bytes_migrated", REPORT_U64, 0 }, \
+	{ "evictions", REPORT_U64, 0 }, \
+	{ "thrash_events", REPORT_U64, 0 }, \
+	{ "remote_maps", REPORT_U64, 0 }
+#define BENCH_SPAN_ROW(s) \
+	(s)->c1.faults - (s)->c0.faults, \
+	(s)->c1.bytes_to_vram - (s)->c0.bytes_to_vram, \
+	(s)->c1.evictions - (s)->c0.evictions, \
+	(s)->c1.thrash_events - (s)->c0.thrash_events, \
+	(s)->c1.remote_maps - (s)->c0.remote_maps
 
 #endif /* VGPU_BENCH_PAGING_H */

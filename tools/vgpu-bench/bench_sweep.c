@@ -25,11 +25,7 @@ static const struct report_col cols[] = {
 	{ "modeled_s", REPORT_F64, 6 },
 	{ "modeled_ns_per_access", REPORT_F64, 3 },
 	{ "vs_fit", REPORT_F64, 3 },
-	{ "faults", REPORT_U64, 0 },
-	{ "bytes_migrated", REPORT_U64, 0 },
-	{ "evictions", REPORT_U64, 0 },
-	{ "thrash_events", REPORT_U64, 0 },
-	{ "remote_maps", REPORT_U64, 0 },
+	BENCH_SPAN_COLS,
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -71,12 +67,11 @@ static int one(struct report *r, const struct bench_opts *o, const char *title,
 	       unsigned int pct, uint64_t (*size_of)(uint64_t), bench_work_fn work,
 	       double *fit_ns)
 {
-	struct drm_vgpu_paging_counters c0, c1;
-	struct drm_vgpu_query_time m0, m1;
 	uint64_t accesses = 0;
+	struct bench_span sp;
 	struct vgpu_dev dev;
 	struct bench_pbo b;
-	double t0, t, ms, per;
+	double ms, per;
 	int ret;
 
 	ret = vgpu_open(&dev);
@@ -85,30 +80,20 @@ static int one(struct report *r, const struct bench_opts *o, const char *title,
 	ret = bench_pbo_create(&dev, size_of(o->vram_size * pct / 100), BENCH_VA, &b);
 	if (ret)
 		goto out_close;
-	ret = bench_paging(&dev, &c0);
-	if (!ret)
-		ret = bench_time(&dev, &m0);
-	t0 = bench_now();
+	ret = bench_span_begin(&dev, &sp);
 	if (!ret)
 		ret = work(&dev, &b, o, &accesses);
-	t = bench_now() - t0;
 	if (!ret)
-		ret = bench_paging(&dev, &c1);
-	if (!ret)
-		ret = bench_time(&dev, &m1);
+		ret = bench_span_end(&dev, &sp);
 	if (!ret) {
-		ms = bench_modeled_s(m0.vm_modeled_ns, m1.vm_modeled_ns);
+		ms = bench_modeled_s(sp.m0.vm_modeled_ns, sp.m1.vm_modeled_ns);
 		per = accesses ? ms * 1e9 / accesses : 0;
 		if (!*fit_ns)
 			*fit_ns = per;
-		ret = report_row(r, (uint64_t)pct, b.size >> 20, accesses, t, ms, per,
-				 *fit_ns > 0 ? per / *fit_ns : 0.0, c1.faults - c0.faults,
-				 c1.bytes_to_vram - c0.bytes_to_vram,
-				 c1.evictions - c0.evictions,
-				 c1.thrash_events - c0.thrash_events,
-				 c1.remote_maps - c0.remote_maps);
+		ret = report_row(r, (uint64_t)pct, b.size >> 20, accesses, sp.seconds, ms,
+				 per, *fit_ns > 0 ? per / *fit_ns : 0.0, BENCH_SPAN_ROW(&sp));
 		fprintf(stderr, "%s: %3u%% of VRAM: %llu accesses, %.2f s, modeled %.4f s\n",
-			title, pct, (unsigned long long)accesses, t, ms);
+			title, pct, (unsigned long long)accesses, sp.seconds, ms);
 	}
 	bench_pbo_destroy(&dev, &b);
 out_close:

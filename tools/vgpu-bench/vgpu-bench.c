@@ -3,10 +3,14 @@
  * vgpu-bench - benchmarks of vgpu memory management, run in the guest.
  *
  * Usage: vgpu-bench [--quick] [--csv DIR] [--list] [SUITE...]
+ *        vgpu-bench [--csv DIR] replay FILE
+ *        vgpu-bench gen-trace KIND [OPTION...]
  *
  * Each suite prints a table; with --csv, DIR/<suite>.csv gets the same
  * table with a header row.  No suite named: all of them.  Device counters
- * are reported beside times by the suites that drive the device.
+ * are reported beside times by the suites that drive the device.  replay
+ * runs a trace file (replay.c) and reports as a suite does (replay.csv);
+ * gen-trace writes a generated trace to stdout (gen_trace.c).
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -64,24 +68,24 @@ static int open_vgpu(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: vgpu-bench [--quick] [--csv DIR] [--list] [SUITE...]\n");
+	fprintf(f, "usage: vgpu-bench [--quick] [--csv DIR] [--list] [SUITE...]\n"
+		"       vgpu-bench [--csv DIR] replay FILE\n"
+		"       vgpu-bench gen-trace bfs|gemm|train [OPTION...] (--help)\n");
 }
 
-static int run_suite(const struct bench_suite *s, const struct bench_opts *o,
-		     const char *csv_dir)
+/* Print report @r of suite @name, and write it to CSV_DIR/@name.csv. */
+static int emit(const char *name, struct report *r, const char *csv_dir)
 {
-	struct report *r = s->run(o);
 	char path[4096];
 	FILE *f;
 
 	if (!r) {
-		fprintf(stderr, "vgpu-bench: suite %s failed: %s\n", s->name,
-			strerror(errno));
+		fprintf(stderr, "vgpu-bench: %s failed: %s\n", name, strerror(errno));
 		return 1;
 	}
 	report_print(r, stdout);
 	if (csv_dir) {
-		snprintf(path, sizeof(path), "%s/%s.csv", csv_dir, s->name);
+		snprintf(path, sizeof(path), "%s/%s.csv", csv_dir, name);
 		f = fopen(path, "w");
 		if (!f) {
 			fprintf(stderr, "vgpu-bench: %s: %s\n", path,
@@ -101,11 +105,17 @@ static int run_suite(const struct bench_suite *s, const struct bench_opts *o,
 	return 0;
 }
 
+static int run_suite(const struct bench_suite *s, const struct bench_opts *o,
+		     const char *csv_dir)
+{
+	return emit(s->name, s->run(o), csv_dir);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o = { .fd = -1 };
 	struct drm_vgpu_get_param gp = { .param = DRM_VGPU_PARAM_VRAM_SIZE };
-	const char *csv_dir = NULL;
+	const char *csv_dir = NULL, *trace = NULL;
 	int i, failed = 0, named = 0;
 	size_t k;
 
@@ -126,6 +136,16 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (i < argc && !strcmp(argv[i], "gen-trace"))
+		return bench_gen_trace(argc - i, argv + i);
+	if (i < argc && !strcmp(argv[i], "replay")) {
+		if (argc - i != 2) {
+			usage(stderr);
+			return 2;
+		}
+		trace = argv[i + 1];
+		i = argc;
 	}
 	for (; i < argc; i++, named++) {
 		for (k = 0; k < NR_SUITES; k++)
@@ -149,6 +169,11 @@ int main(int argc, char **argv)
 	}
 	o.vram_size = gp.value;
 
+	if (trace) {
+		failed = emit("replay", bench_replay(&o, trace), csv_dir);
+		close(o.fd);
+		return failed;
+	}
 	for (k = 0; k < NR_SUITES; k++) {
 		bool wanted = !named;
 

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# vgpu-bench gen-trace and replay (user-guide.rst, "Traces"), small: a
+# BFS and a training-loop trace of 150 % of VRAM and a GEMM trace of 25 %
+# are generated and replayed.  Each replay must finish, report every
+# access of its trace, and fault (first touches at least); beyond VRAM it
+# must evict and migrate, and the fitting one must not evict; modeled
+# time must pass, and the compute time be the busiest queue's sum.  A trace
+# written by hand must give the TOUCHes, jobs, bytes read and written
+# and compute time it works out to.  A trace with a bad line must fail,
+# naming the file and line.  Prints TAP.
+
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/node.sh"
+
+node=$(vgpu_node)
+echo "TAP version 13"
+echo "1..5"
+if [ -z "$node" ] || ! command -v vgpu-bench > /dev/null; then
+	for i in 1 2 3 4 5; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
+	exit 0
+fi
+vram=$(cat "$node/device/vram_total")
+dir=/tmp/bench-replay
+rm -rf "$dir"
+mkdir -p "$dir"
+
+# The value of column $2 in CSV file $1's first row.
+col() {
+	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+			   NR == 2 { print (k ? $k : "") }' "$1"
+}
+
+# replay NAME PCT KIND WANT COMPUTE OPTIONS...: generate, replay, check.
+# WANT is "evict" (beyond VRAM) or "fit"; COMPUTE the compute_s column
+# expected, or "".
+replay() {
+	name=$1 pct=$2 kind=$3 want=$4 compute=$5
+	shift 5
+	tr=$dir/$name.trace
+	fp=$((vram * pct / 100))
+	if ! vgpu-bench gen-trace "$kind" --footprint $fp "$@" > "$tr"; then
+		diag "gen-trace $kind failed"
+		tap_result not-ok "bench_replay.$name"
+		return
+	fi
+	lines=$(grep -c '^[0-9]' "$tr")
+	mkdir -p "$dir/$name"
+	out=$(vgpu-bench --csv "$dir/$name" replay "$tr" 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/# /'
+	csv=$dir/$name/replay.csv
+	ok=1
+	[ $st -eq 0 ] && [ -f "$csv" ] || { diag "replay exited with $st"; ok=0; }
+	if [ $ok = 1 ]; then
+		acc=$(col "$csv" accesses) faults=$(col "$csv" faults)
+		ev=$(col "$csv" evictions) mig=$(col "$csv" bytes_migrated)
+		ms=$(col "$csv" modeled_s)
+		diag "$name: $acc accesses of $lines, $faults faults," \
+		     "$ev evictions, $mig bytes migrated, modeled $ms s"
+		[ "$acc" = "$lines" ] || ok=0
+		[ "${faults:-0}" -gt 0 ] || ok=0
+		awk -v m="$ms" 'BEGIN { exit !(m > 0) }' || ok=0
+		[ -z "$compute" ] || [ "$(col "$csv" compute_s)" = "$compute" ] || ok=0
+		if [ "$want" = evict ]; then
+			[ "${ev:-0}" -gt 0 ] && [ "${mig:-0}" -gt "$vram" ] || ok=0
+		else
+			[ "$ev" = 0 ] || ok=0
+		fi
+	fi
+	if [ $ok = 1 ]; then
+		tap_result ok "bench_replay.$name"
+	else
+		tap_result not-ok "bench_replay.$name"
+	fi
+}
+
+replay bfs_150 150 bfs evict 0.000000 --vertices 1024 --degree 4 --queues 2 --seed 7
+# 2 steps x 4 layers x 2 passes x 1 us, all on queue 0.
+replay train_150 150 train evict 0.000016 --layers 4 --steps 2 --queues 2 --compute-ns 1000
+replay gemm_25 25 gemm fit "" --tiles 2
+
+# By hand: 2 + 1 + 1 + 1 accesses on queue 0 make 4 TOUCHes (the first
+# two continue each other; an op change or compute time starts a new
+# one), 1 on queue 1; 128 + 1 + 1024 + 1 lines read, 2 + 1 written, and
+# the device reads the 5 TOUCHes' 36 bytes each from the command streams.
+cat > "$dir/hand.trace" <<EOT
+vgpu-trace 1 footprint=4194304
+# queue op offset size [compute_ns]
+0 r 0 4096
+0 r 4096 4096
+0 w 8192 100
+0 rw 0x100000 64 2000
+1 r 0x200000 65536
+0 r 0x100040 64
+EOT
+mkdir -p "$dir/hand"
+out=$(vgpu-bench --csv "$dir/hand" replay "$dir/hand.trace" 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+h=$dir/hand/replay.csv
+got=
+[ $st -eq 0 ] && [ -f "$h" ] && for c in accesses commands jobs bytes_read bytes_written compute_s; do
+	got="$got $c=$(col "$h" $c)"
+done
+want=" accesses=6 commands=5 jobs=2 bytes_read=$((1154 * 64 + 5 * 36)) bytes_written=$((3 * 64)) compute_s=0.000002"
+diag "by hand:$got"
+t bench_replay.by_hand "[ \"$got\" = \"$want\" ]"
+
+printf 'vgpu-trace 1 footprint=4096\n0 r 0 64\n0 q 0 64\n' > "$dir/bad.trace"
+out=$(vgpu-bench replay "$dir/bad.trace" 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+t bench_replay.bad_line_refused "[ $st -ne 0 ] && echo \"\$out\" | grep -q 'bad.trace:3: unknown op'"
+exit 0
