@@ -400,6 +400,10 @@ static_assert(VGPU_STAT_POOL_EVICTIONS_CHUNK ==
 	      VGPU_STAT_POOL_EVICTIONS_BO + VGPU_POOL_CHUNK);
 static_assert(VGPU_STAT_POOL_BYTES_CHUNK ==
 	      VGPU_STAT_POOL_BYTES_BO + VGPU_POOL_CHUNK);
+static_assert(VGPU_STAT_POOL_EVICTIONS_SVM ==
+	      VGPU_STAT_POOL_EVICTIONS_BO + VGPU_POOL_SVM);
+static_assert(VGPU_STAT_POOL_BYTES_SVM ==
+	      VGPU_STAT_POOL_BYTES_BO + VGPU_POOL_SVM);
 
 static int vgpu_pool_evict_one(struct vgpu_pool *pool, struct vgpu_pool_unit *u)
 {

@@ -19,6 +19,7 @@
 #include "vgpu_pt.h"
 #include "vgpu_stats.h"
 #include "vgpu_svm.h"
+#include "vgpu_svm_dmem.h"
 #include "vgpu_vm.h"
 
 /**
@@ -90,12 +91,15 @@
 
 /**
  * vgpu_svm_modes() - what %DRM_VGPU_PARAM_SVM reports
+ * @vdev: vgpu device
  *
- * Return: %DRM_VGPU_SVM_MIRROR.
+ * Return: %DRM_VGPU_SVM_MIRROR, and %DRM_VGPU_SVM_VRAM where the kernel
+ * has DEVICE_PRIVATE and the device's VRAM got device-private pages.
  */
-u64 vgpu_svm_modes(void)
+u64 vgpu_svm_modes(struct vgpu_device *vdev)
 {
-	return DRM_VGPU_SVM_MIRROR;
+	return DRM_VGPU_SVM_MIRROR |
+	       (vgpu_svm_dmem_owner(vdev) ? DRM_VGPU_SVM_VRAM : 0);
 }
 
 static struct device *vgpu_svm_dev(struct vgpu_svm_mirror *m)
@@ -118,11 +122,13 @@ static unsigned int vgpu_svm_block_release(struct vgpu_svm_mirror *m,
 	unsigned int n = 0;
 
 	for_each_set_bit_from(s, b->mapped, e) {
-		dma_unmap_page(vgpu_svm_dev(m), b->dma[s], PAGE_SIZE,
-			       test_bit(s, b->writable) ? DMA_BIDIRECTIONAL :
-							  DMA_TO_DEVICE);
+		if (!test_bit(s, b->vram))
+			dma_unmap_page(vgpu_svm_dev(m), b->dma[s], PAGE_SIZE,
+				       test_bit(s, b->writable) ?
+				       DMA_BIDIRECTIONAL : DMA_TO_DEVICE);
 		__clear_bit(s, b->mapped);
 		__clear_bit(s, b->writable);
+		__clear_bit(s, b->vram);
 		n++;
 	}
 	return n;
@@ -304,24 +310,40 @@ static enum dma_data_direction vgpu_svm_dma_dir(u64 pte_flags)
 	return pte_flags & VGPU_PTE_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 }
 
+/* Undo vgpu_svm_dma_map() for the first @n pages. */
 static void vgpu_svm_dma_unmap(struct vgpu_svm_mirror *m, dma_addr_t *dma,
-			       unsigned long n, enum dma_data_direction dir)
+			       const unsigned long *vram, unsigned long n,
+			       enum dma_data_direction dir)
 {
 	while (n--)
-		dma_unmap_page(vgpu_svm_dev(m), dma[n], PAGE_SIZE, dir);
+		if (!test_bit(n, vram))
+			dma_unmap_page(vgpu_svm_dev(m), dma[n], PAGE_SIZE, dir);
 }
 
+/*
+ * The device address of each page HMM returned into @dma: our device
+ * pages (set in @vram) are VRAM and need no DMA mapping.
+ */
 static int vgpu_svm_dma_map(struct vgpu_svm_mirror *m,
 			    const unsigned long *pfns, dma_addr_t *dma,
-			    unsigned long n, enum dma_data_direction dir)
+			    unsigned long *vram, unsigned long n,
+			    enum dma_data_direction dir)
 {
 	unsigned long i;
+	u64 offset;
 
+	bitmap_zero(vram, VGPU_SVM_BLOCK_PAGES);
 	for (i = 0; i < n; i++) {
-		dma[i] = dma_map_page(vgpu_svm_dev(m), hmm_pfn_to_page(pfns[i]),
-				      0, PAGE_SIZE, dir);
+		struct page *page = hmm_pfn_to_page(pfns[i]);
+
+		if (vgpu_svm_dmem_vram(m->vm->vdev, page, &offset)) {
+			dma[i] = offset;
+			__set_bit(i, vram);
+			continue;
+		}
+		dma[i] = dma_map_page(vgpu_svm_dev(m), page, 0, PAGE_SIZE, dir);
 		if (dma_mapping_error(vgpu_svm_dev(m), dma[i])) {
-			vgpu_svm_dma_unmap(m, dma, i, dir);
+			vgpu_svm_dma_unmap(m, dma, vram, i, dir);
 			return -ENOMEM;
 		}
 	}
@@ -344,6 +366,7 @@ static int vgpu_svm_hmm_fault(struct vgpu_svm_mirror *m, struct mm_struct *mm,
 	struct hmm_range range = {
 		.notifier = &m->notifier,
 		.hmm_pfns = pfns,
+		.dev_private_owner = vgpu_svm_dmem_owner(m->vm->vdev),
 		.default_flags = HMM_PFN_REQ_FAULT |
 				 (write ? HMM_PFN_REQ_WRITE : 0),
 	};
@@ -380,12 +403,12 @@ static int vgpu_svm_hmm_fault(struct vgpu_svm_mirror *m, struct mm_struct *mm,
  */
 static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 			   struct vgpu_pt_update *up, u64 start, u64 end,
-			   const dma_addr_t *dma, u64 pte_flags,
-			   unsigned long seq)
+			   const dma_addr_t *dma, const unsigned long *vram,
+			   u64 pte_flags, unsigned long seq)
 {
 	struct vgpu_vm *vm = m->vm;
 	unsigned long idx = start >> VGPU_SVM_BLOCK_SHIFT;
-	unsigned int s, e, i;
+	unsigned int s, e, i, run, n = (end - start) >> PAGE_SHIFT;
 
 	vgpu_svm_block_span(idx, start, end, &s, &e);
 	mutex_lock(&m->lock);
@@ -397,7 +420,16 @@ static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 	if (vgpu_svm_block_mapped(b, s, e))
 		vgpu_pt_walk(VGPU_PT_OP_ZAP, up, vm->root, start, end - start,
 			     NULL, 0, NULL, NULL);
-	vgpu_pt_map_dma(up, vm->root, start, end - start, dma, pte_flags);
+	/* Runs of pages in one aperture, VRAM or system memory. */
+	for (i = 0; i < n; i = run) {
+		bool in_vram = test_bit(i, vram);
+
+		run = in_vram ? find_next_zero_bit(vram, n, i) :
+				find_next_bit(vram, n, i);
+		vgpu_pt_map_dma(up, vm->root, start + ((u64)i << PAGE_SHIFT),
+				(u64)(run - i) << PAGE_SHIFT, dma + i, in_vram,
+				pte_flags);
+	}
 	vgpu_vm_pt_commit_locked(vm, up);
 	mutex_unlock(&vm->pt_lock);
 	/* The TLB no longer holds the old pages: their DMA can go. */
@@ -406,6 +438,8 @@ static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 	for (i = s; i < e; i++) {
 		b->dma[i] = dma[i - s];
 		__set_bit(i, b->mapped);
+		if (test_bit(i - s, vram))
+			__set_bit(i, b->vram);
 		if (pte_flags & VGPU_PTE_WRITE)
 			__set_bit(i, b->writable);
 	}
@@ -428,7 +462,8 @@ static void vgpu_svm_narrow(struct vgpu_svm_mirror *m, u64 va, u64 *start,
 
 /* Resolve a fault at @va in mirror @m; a write fault if @write. */
 static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
-				 bool write, struct vgpu_chunk_fault *f)
+				 bool write, struct vgpu_chunk_fault *f,
+				 struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_vm *vm = m->vm;
 	u64 base = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT);
@@ -441,6 +476,7 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	struct mm_struct *mm = vm->mm;
 	struct vgpu_svm_block *b;
+	DECLARE_BITMAP(vram, VGPU_SVM_BLOCK_PAGES);
 	struct vgpu_pt_update up;
 	unsigned long *pfns, seq, n;
 	dma_addr_t *dma;
@@ -449,6 +485,11 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 
 	if (!vm->root || !mmget_not_zero(mm))
 		return -EFAULT;	/* the process is gone */
+	/* Into VRAM first where the kernel can; the CPU's view then changed. */
+	if (vgpu_svm_dmem_owner(vm->vdev)) {
+		vgpu_chunk_batch_kick(cb);
+		vgpu_svm_dmem_migrate(vm, va, m->start, m->end);
+	}
 	b = vgpu_svm_block_get(m, va);
 	pfns = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*pfns), GFP_KERNEL);
 	dma = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*dma), GFP_KERNEL);
@@ -469,12 +510,13 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 		if (ret)
 			break;
 		n = (end - start) >> PAGE_SHIFT;
-		ret = vgpu_svm_dma_map(m, pfns, dma, n, dir);
+		ret = vgpu_svm_dma_map(m, pfns, dma, vram, n, dir);
 		if (ret)
 			break;
-		ret = vgpu_svm_commit(m, b, &up, start, end, dma, pte_flags, seq);
+		ret = vgpu_svm_commit(m, b, &up, start, end, dma, vram,
+				      pte_flags, seq);
 		if (ret == -EAGAIN) {
-			vgpu_svm_dma_unmap(m, dma, n, dir);
+			vgpu_svm_dma_unmap(m, dma, vram, n, dir);
 			/*
 			 * The CPU changed the range meanwhile: try again with
 			 * less, down to the faulting page, so that a fault
@@ -538,7 +580,7 @@ int vgpu_svm_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 		 (write && !(vma->mirror->pte_flags & VGPU_PTE_WRITE)))
 		ret = -EACCES;
 	else
-		ret = vgpu_svm_mirror_fault(vma->mirror, f->va, write, f);
+		ret = vgpu_svm_mirror_fault(vma->mirror, f->va, write, f, cb);
 	up_read(&vm->lock);
 	return ret;
 }

@@ -24,7 +24,10 @@ struct vgpu_vm;
  * @writable: pages of @mapped mapped writable, DMA-mapped
  *	%DMA_BIDIRECTIONAL; the others are %DMA_TO_DEVICE (the device only
  *	reads them: the shared zero page, say, may be mapped many times).
- * @dma: DMA address of each page in @mapped.
+ * @vram: pages of @mapped that are device-private pages in VRAM
+ *	(vgpu_svm_dmem.c): @dma holds their VRAM offset and nothing is DMA
+ *	mapped for them.
+ * @dma: DMA address (VRAM offset for @vram) of each page in @mapped.
  *
  * Created by the first GPU fault in the block, freed with the mirror.
  * Protected by &vgpu_svm_mirror.lock.
@@ -32,6 +35,7 @@ struct vgpu_vm;
 struct vgpu_svm_block {
 	DECLARE_BITMAP(mapped, VGPU_SVM_BLOCK_PAGES);
 	DECLARE_BITMAP(writable, VGPU_SVM_BLOCK_PAGES);
+	DECLARE_BITMAP(vram, VGPU_SVM_BLOCK_PAGES);
 	dma_addr_t dma[VGPU_SVM_BLOCK_PAGES];
 };
 

@@ -1138,7 +1138,7 @@ out:
 static int vgpu_vm_check_mirror(struct drm_device *drm, struct vgpu_vm *vm,
 				const struct drm_vgpu_vm_bind_op *op)
 {
-	if (VGPU_IOCTL_DBG(drm, !vgpu_svm_modes()))
+	if (VGPU_IOCTL_DBG(drm, !vgpu_svm_modes(vm->vdev)))
 		return -EOPNOTSUPP;
 	if (VGPU_IOCTL_DBG(drm, op->handle || op->bo_offset) ||
 	    VGPU_IOCTL_DBG(drm, !(op->flags & DRM_VGPU_VM_BIND_READ) ||
