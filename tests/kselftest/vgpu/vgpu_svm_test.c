@@ -272,6 +272,8 @@ TEST_F(svm, munmap_then_gpu_access_cancels)
 	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
 	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 1));
 	EXPECT_TRUE(count_u32(a, size, 1));
+	/* The GPU has them again: in VRAM mode the CPU's read took them. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 1));
 	inv = ctr(&self->dev, "svm-invalidations");
 	ASSERT_EQ(0, munmap(a, size));
 	EXPECT_EQ(inv + 1, ctr(&self->dev, "svm-invalidations"));
@@ -833,6 +835,107 @@ TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
 	}
 	EXPECT_EQ(used0, used);
 	EXPECT_EQ(to_sys, dev_ctr(&self->dev, "bytes_to_system"));
+}
+
+static uint64_t vm_to_vram(struct vgpu_dev *dev)
+{
+	struct drm_vgpu_query_paging pg;
+
+	return vgpu_query_paging(dev, &pg) ? ~0ull : pg.vm.bytes_to_vram;
+}
+
+/*
+ * PREFETCH on a mirror: VRAM migrates it (VRAM mode; system mode moves
+ * nothing) and, in both modes, maps it, so that the GPU's reads do not
+ * fault; SYSTEM brings it back.  The bytes are counted where QUERY_PAGING
+ * and fdinfo show them.
+ */
+TEST_F_TIMEOUT(svm, prefetch_mirror, 300)
+{
+	uint64_t size = 4 * MiB, i, *p = anon(size), *sum = anon(PAGE);
+	uint64_t moved = ~0ull, to_vram, pf, to_sys, faults, mapped, want;
+	int vram = svm_vram(&self->dev);
+
+	ASSERT_TRUE(p && sum);
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(31, i);
+	want = vgpu_fnv1a64(p, size);
+	ASSERT_EQ(0, mirror(&self->dev, p, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, sum, PAGE, VGPU_MAP_RW));
+	to_vram = vm_to_vram(&self->dev);
+	pf = ctr(&self->dev, "prefetch-bytes");
+	mapped = ctr(&self->dev, "svm-pages-mapped");
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, (uintptr_t)p, size,
+				   VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(vram ? size : 0, moved);
+	EXPECT_EQ(to_vram + moved, vm_to_vram(&self->dev));
+	EXPECT_EQ(pf + moved, ctr(&self->dev, "prefetch-bytes"));
+	EXPECT_EQ(mapped + size / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+
+	/* Mapped already: only the sum's page faults. */
+	faults = ctr(&self->dev, "svm-faults");
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	EXPECT_GT(faults + 2, ctr(&self->dev, "svm-faults"));
+	EXPECT_EQ(want, *sum);
+
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, (uintptr_t)p, size,
+				   VGPU_PLACE_SYSTEM, &moved));
+	EXPECT_EQ(vram ? size : 0, moved);
+	EXPECT_LE(to_sys + moved, dev_ctr(&self->dev, "bytes_to_system"));
+	faults = ctr(&self->dev, "svm-faults");
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	EXPECT_GT(faults + 2, ctr(&self->dev, "svm-faults"));
+	EXPECT_EQ(want, *sum);
+	EXPECT_EQ(want, vgpu_fnv1a64(p, size));
+
+	/* Hostile: a range not all mapped, a bad placement. */
+	EXPECT_EQ(-ENOENT, vgpu_prefetch(&self->dev, (uintptr_t)p, size + 64 * MiB,
+					 VGPU_PLACE_VRAM, NULL));
+	EXPECT_EQ(-EINVAL, vgpu_prefetch(&self->dev, (uintptr_t)p, size,
+					 VGPU_PLACE_VRAM | VGPU_PLACE_SYSTEM, NULL));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * ADVISE PREFERRED_PLACEMENT system on a mirror: GPU faults leave the
+ * pages in system memory, pages already in VRAM come back at once; the
+ * advice VRAM lifts it.  In system mode nothing moves either way.
+ */
+TEST_F_TIMEOUT(svm, advise_system_keeps_mirror_in_system_memory, 300)
+{
+	uint64_t size = 2 * MiB, to_vram, to_sys;
+	char *a, *b;
+	int vram = svm_vram(&self->dev);
+
+	ASSERT_EQ(0, anon_pair(&self->dev, size, &a, &b));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				 VGPU_PLACE_SYSTEM));
+	to_vram = vm_to_vram(&self->dev);
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x61616161));
+	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+	EXPECT_TRUE(count_u32(a, size, 0x61616161));
+
+	/* Lifted: the next fault migrates (where the kernel can). */
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				 VGPU_PLACE_VRAM));
+	ASSERT_EQ(0, madvise(a, size, MADV_DONTNEED));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x62626262));
+	EXPECT_EQ(to_vram + (vram ? size : 0), vm_to_vram(&self->dev));
+
+	/* b in VRAM, then advised system: it comes back now, not at a read. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, b, size, 0x63636363));
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)b, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				 VGPU_PLACE_SYSTEM));
+	EXPECT_EQ(to_sys + (vram ? size : 0), dev_ctr(&self->dev, "bytes_to_system"));
+	EXPECT_TRUE(count_u32(b, size, 0x63636363));
+	EXPECT_EQ(to_sys + (vram ? size : 0), dev_ctr(&self->dev, "bytes_to_system"));
+	EXPECT_TRUE(count_u32(a, size, 0x62626262));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
 }
 
 /*

@@ -199,13 +199,17 @@ static bool vgpu_svm_invalidate(struct mmu_interval_notifier *mni,
 						 notifier);
 	u64 start = max_t(u64, range->start, m->start);
 	u64 end = min_t(u64, range->end, m->end);
+	void *owner = vgpu_svm_dmem_owner(m->vm->vdev);
+	/* Our own migrations count as bytes moved, not as CPU changes. */
+	bool own = owner && range->event == MMU_NOTIFY_MIGRATE &&
+		   range->owner == owner;
 
 	/* The TLB invalidation sleeps: the OOM reaper must skip us. */
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	mutex_lock(&m->lock);
 	mmu_interval_set_seq(mni, cur_seq);
-	if (start < end && vgpu_svm_zap_locked(m, start, end))
+	if (start < end && vgpu_svm_zap_locked(m, start, end) && !own)
 		vgpu_stats_add(m->vm->vdev, m->vm, VGPU_STAT_SVM_INVALIDATIONS, 1);
 	mutex_unlock(&m->lock);
 	return true;
@@ -394,6 +398,15 @@ static int vgpu_svm_hmm_fault(struct vgpu_svm_mirror *m, struct mm_struct *mm,
 	return ret;
 }
 
+/* Does HMM allow writing every one of the @n pages? */
+static bool vgpu_svm_pfns_writable(const unsigned long *pfns, unsigned long n)
+{
+	while (n--)
+		if (!(pfns[n] & HMM_PFN_WRITE))
+			return false;
+	return true;
+}
+
 /*
  * Map the pages [@start, @end) of block @b, @dma their new DMA addresses,
  * unless the notifier's sequence moved past @seq.  The pages the block
@@ -460,25 +473,59 @@ static void vgpu_svm_narrow(struct vgpu_svm_mirror *m, u64 va, u64 *start,
 	*end = min(round_down(va, span) + span, m->end);
 }
 
-/* Resolve a fault at @va in mirror @m; a write fault if @write. */
+/*
+ * Where a fault at @va may migrate, inside [@lo, @hi): the run of pages
+ * around it that no advice keeps in system memory.  False if its own
+ * page is advised so.
+ */
+static bool vgpu_svm_migrate_bounds(struct vgpu_svm_mirror *m, u64 va,
+				    u64 *lo, u64 *hi)
+{
+	unsigned long idx = va >> VGPU_SVM_BLOCK_SHIFT;
+	u64 bs = (u64)idx << VGPU_SVM_BLOCK_SHIFT;
+	unsigned int pg = (va - bs) >> PAGE_SHIFT, prev, next;
+	struct vgpu_svm_block *b = xa_load(&m->blocks, idx);
+	bool ok = true;
+
+	if (!b)
+		return true;
+	mutex_lock(&m->lock);
+	if (test_bit(pg, b->prefer_system)) {
+		ok = false;
+	} else {
+		prev = find_last_bit(b->prefer_system, pg);
+		next = find_next_bit(b->prefer_system, VGPU_SVM_BLOCK_PAGES, pg);
+		if (prev < pg)
+			*lo = max(*lo, bs + ((u64)(prev + 1) << PAGE_SHIFT));
+		*hi = min(*hi, bs + ((u64)next << PAGE_SHIFT));
+	}
+	mutex_unlock(&m->lock);
+	return ok;
+}
+
+/*
+ * Resolve a fault at @va in mirror @m, a write fault if @write, mapping
+ * at most the block of @va cut to [@lo, @hi).  A GPU fault (@prefetch
+ * false) first migrates where the kernel can; PREFETCH has done so.
+ */
 static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 				 bool write, struct vgpu_chunk_fault *f,
-				 struct vgpu_chunk_batch *cb)
+				 struct vgpu_chunk_batch *cb, u64 lo, u64 hi,
+				 bool prefetch)
 {
 	struct vgpu_vm *vm = m->vm;
 	u64 base = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT);
-	u64 bstart = max(base, m->start);
-	u64 bend = min(base + (1ull << VGPU_SVM_BLOCK_SHIFT), m->end);
+	u64 bstart = max(base, lo);
+	u64 bend = min(base + (1ull << VGPU_SVM_BLOCK_SHIFT), hi);
+	u64 moved = 0;
 	u64 pte_flags = (VGPU_PTE_READ | (write ? VGPU_PTE_WRITE : 0)) &
 			m->pte_flags;
 	enum dma_data_direction dir = vgpu_svm_dma_dir(pte_flags);
-	unsigned long timeout = jiffies +
-				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	struct mm_struct *mm = vm->mm;
 	struct vgpu_svm_block *b;
 	DECLARE_BITMAP(vram, VGPU_SVM_BLOCK_PAGES);
 	struct vgpu_pt_update up;
-	unsigned long *pfns, seq, n;
+	unsigned long *pfns, seq, n, timeout;
 	dma_addr_t *dma;
 	u64 start, end;
 	int ret;
@@ -486,10 +533,13 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 	if (!vm->root || !mmget_not_zero(mm))
 		return -EFAULT;	/* the process is gone */
 	/* Into VRAM first where the kernel can; the CPU's view then changed. */
-	if (vgpu_svm_dmem_owner(vm->vdev)) {
+	if (!prefetch && vgpu_svm_dmem_owner(vm->vdev) &&
+	    vgpu_svm_migrate_bounds(m, va, &lo, &hi)) {
 		vgpu_chunk_batch_kick(cb);
-		vgpu_svm_dmem_migrate(vm, va, m->start, m->end);
+		moved = vgpu_svm_dmem_migrate(vm, va, lo, hi);
 	}
+	/* The second for the CPU's changes starts after the copies. */
+	timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	b = vgpu_svm_block_get(m, va);
 	pfns = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*pfns), GFP_KERNEL);
 	dma = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*dma), GFP_KERNEL);
@@ -510,6 +560,18 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 		if (ret)
 			break;
 		n = (end - start) >> PAGE_SHIFT;
+		/*
+		 * HMM hands our device pages out as they are: read-only ones
+		 * (shared after fork, or in a VMA made read-only) come back to
+		 * system memory first, where the write faults as the CPU's
+		 * would (copy-on-write, or -EPERM).
+		 */
+		if (write && !vgpu_svm_pfns_writable(pfns, n)) {
+			s64 moved = vgpu_svm_dmem_to_system(vm, start, end);
+
+			ret = moved < 0 ? moved : 0;
+			continue;
+		}
 		ret = vgpu_svm_dma_map(m, pfns, dma, vram, n, dir);
 		if (ret)
 			break;
@@ -526,9 +588,11 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 			ret = 0;
 			continue;
 		}
-		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_FAULTS, 1);
+		if (!prefetch)
+			vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_FAULTS, 1);
 		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_PAGES_MAPPED, n);
-		f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
+		f->res = moved ? VGPU_FAULT_RES_MIGRATED :
+				 VGPU_FAULT_RES_MAPPED_SYSTEM;
 		f->map_start = start;
 		f->map_end = end;
 		f->writable = write;
@@ -580,7 +644,188 @@ int vgpu_svm_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 		 (write && !(vma->mirror->pte_flags & VGPU_PTE_WRITE)))
 		ret = -EACCES;
 	else
-		ret = vgpu_svm_mirror_fault(vma->mirror, f->va, write, f, cb);
+		ret = vgpu_svm_mirror_fault(vma->mirror, f->va, write, f, cb,
+					    vma->mirror->start, vma->mirror->end,
+					    false);
 	up_read(&vm->lock);
+	return ret;
+}
+
+/* Where the next part of [@va, @end) with a CPU mapping starts, past @va. */
+static u64 vgpu_svm_next_vma(struct mm_struct *mm, u64 va, u64 end)
+{
+	struct vm_area_struct *vma;
+	u64 next = end;
+
+	mmap_read_lock(mm);
+	vma = find_vma(mm, va);
+	if (vma)
+		next = vma->vm_start > va ? vma->vm_start : vma->vm_end;
+	mmap_read_unlock(mm);
+	return clamp(next, va + PAGE_SIZE, end);
+}
+
+/*
+ * PREFETCH of [@start, @end) of mirror @m: migrate (VRAM mode), then map
+ * what the CPU has there, read-only as a read fault would; parts without
+ * a CPU mapping HMM can hand out are left alone.
+ */
+static int vgpu_svm_mirror_prefetch(struct vgpu_svm_mirror *m, u64 start,
+				    u64 end, u32 placement, u64 *moved)
+{
+	struct vgpu_vm *vm = m->vm;
+	u64 va, lo, hi, step = 1ull << vm->vdev->paging.chunk_shift;
+	s64 back;
+	int ret = 0;
+
+	if (!vm->root || !mmget_not_zero(vm->mm))
+		return 0;	/* the process is gone: nothing to place */
+	if (placement == DRM_VGPU_PLACE_VRAM && vgpu_svm_dmem_owner(vm->vdev)) {
+		for (va = start; va < end; va = round_down(va, step) + step) {
+			lo = start;
+			hi = end;
+			if (vgpu_svm_migrate_bounds(m, va, &lo, &hi))
+				*moved += vgpu_svm_dmem_migrate(vm, va, lo, hi);
+		}
+	} else if (placement == DRM_VGPU_PLACE_SYSTEM) {
+		back = vgpu_svm_dmem_to_system(vm, start, end);
+		if (back < 0)
+			ret = back;
+		else
+			*moved += back;
+	}
+	for (va = start; !ret && va < end;) {
+		struct vgpu_chunk_fault f = {};
+
+		ret = vgpu_svm_mirror_fault(m, va, false, &f, NULL, start, end,
+					    true);
+		if (!ret) {
+			va = f.map_end;
+		} else if (ret == -EFAULT) {
+			ret = 0;
+			va = vgpu_svm_next_vma(vm->mm, va, end);
+		}
+	}
+	mmput(vm->mm);
+	return ret;
+}
+
+/**
+ * vgpu_svm_prefetch_range() - PREFETCH the mirrors in a VA range
+ * @vm: VM
+ * @va: start of the range
+ * @range: bytes
+ * @placement: %DRM_VGPU_PLACE_VRAM or %DRM_VGPU_PLACE_SYSTEM
+ * @moved: bytes moved are added here
+ *
+ * VRAM: where the kernel migrates (%DRM_VGPU_SVM_VRAM), each chunk of the
+ * range not advised to stay in system memory moves into VRAM; SYSTEM: the
+ * pages in VRAM come back.  Then, in both modes, the GPU mapping of the
+ * range is populated (read-only, as by read faults), so the GPU's next
+ * reads do not fault.  Other mappings in the range are not looked at.
+ *
+ * Context: &vgpu_vm.lock held (read); takes the mm's mmap lock and the
+ * pool lock.
+ * Return: 0, or -ENOMEM, -ENOSPC, -EIO.
+ */
+int vgpu_svm_prefetch_range(struct vgpu_vm *vm, u64 va, u64 range,
+			    u32 placement, u64 *moved)
+{
+	struct drm_gpuva *gva;
+	u64 before = *moved;
+	int ret = 0;
+
+	lockdep_assert_held(&vm->lock);
+	if (!vm->mm)
+		return 0;
+	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, va + range) {
+		struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
+
+		if (!vma->mirror)
+			continue;
+		ret = vgpu_svm_mirror_prefetch(vma->mirror,
+					       max(va, gva->va.addr),
+					       min(va + range,
+						   gva->va.addr + gva->va.range),
+					       placement, moved);
+		if (ret)
+			break;
+	}
+	if (placement == DRM_VGPU_PLACE_VRAM)
+		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_PREFETCH_BYTES,
+			       *moved - before);
+	return ret;
+}
+
+/* Record (or clear) the advice to keep [@start, @end) of @m in system memory. */
+static int vgpu_svm_mirror_advise(struct vgpu_svm_mirror *m, u64 start,
+				  u64 end, bool system)
+{
+	struct vgpu_svm_block *b;
+	unsigned int s, e;
+	u64 va;
+
+	for (va = start; va < end;
+	     va = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT) +
+		  (1ull << VGPU_SVM_BLOCK_SHIFT)) {
+		b = vgpu_svm_block_get(m, va);
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		vgpu_svm_block_span(va >> VGPU_SVM_BLOCK_SHIFT, start, end,
+				    &s, &e);
+		mutex_lock(&m->lock);
+		if (system)
+			bitmap_set(b->prefer_system, s, e - s);
+		else
+			bitmap_clear(b->prefer_system, s, e - s);
+		mutex_unlock(&m->lock);
+	}
+	if (!system || !mmget_not_zero(m->vm->mm))
+		return 0;
+	/* Kept in system memory from now on: what is in VRAM comes back. */
+	vgpu_svm_dmem_to_system(m->vm, start, end);
+	mmput(m->vm->mm);
+	return 0;
+}
+
+/**
+ * vgpu_svm_advise_range() - ADVISE the mirrors in a VA range
+ * @vm: VM
+ * @va: start of the range
+ * @range: bytes
+ * @advice: ``DRM_VGPU_ADVICE_*``
+ * @value: its value
+ *
+ * Only %DRM_VGPU_ADVICE_PREFERRED_PLACEMENT acts on mirrors: system memory
+ * keeps the pages of the range there (GPU faults map them in system
+ * memory, pages in VRAM come back now); VRAM or 0 clears that.  The
+ * advice is kept per page of the mirror, and goes with it (an UNMAP
+ * cutting the mirror drops it).  The other advice is accepted and does
+ * nothing on mirrors.
+ *
+ * Context: &vgpu_vm.lock held (read).
+ * Return: 0 or -ENOMEM.
+ */
+int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
+			  u64 value)
+{
+	struct drm_gpuva *gva;
+	int ret = 0;
+
+	lockdep_assert_held(&vm->lock);
+	if (!vm->mm || advice != DRM_VGPU_ADVICE_PREFERRED_PLACEMENT)
+		return 0;
+	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, va + range) {
+		struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
+
+		if (!vma->mirror)
+			continue;
+		ret = vgpu_svm_mirror_advise(vma->mirror, max(va, gva->va.addr),
+					     min(va + range,
+						 gva->va.addr + gva->va.range),
+					     value == DRM_VGPU_PLACE_SYSTEM);
+		if (ret)
+			break;
+	}
 	return ret;
 }

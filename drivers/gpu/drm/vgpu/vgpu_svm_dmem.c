@@ -637,52 +637,114 @@ static struct page *vgpu_svm_dmem_alloc_cpu(void *arg, unsigned long i)
 			      c->start + i * PAGE_SIZE);
 }
 
+/*
+ * Moves our pages in [@start, @end) of @vma back to new system pages;
+ * @fault_page is the page of a CPU fault (locked by the core), or NULL.
+ *
+ * Return: bytes moved, or -ENOMEM (no page for @fault_page), -EIO, or
+ * the error of migrate_vma_setup().
+ */
+static long vgpu_svm_dmem_range_to_ram(struct vgpu_svm_dmem *dmem,
+				       struct vm_area_struct *vma,
+				       unsigned long start, unsigned long end,
+				       struct page *fault_page,
+				       unsigned long fault_addr)
+{
+	unsigned long npages = (end - start) >> PAGE_SHIFT;
+	struct migrate_vma args = {
+		.vma = vma,
+		.start = start,
+		.end = end,
+		.pgmap_owner = dmem->vdev,
+		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
+		.fault_page = fault_page,
+	};
+	struct vgpu_svm_dmem_cpu c = { .vma = vma, .start = start };
+	struct vgpu_svm_dmem_xfer x;
+	long moved = 0;
+	int ret;
+
+	ret = vgpu_svm_dmem_xfer_alloc(&x, npages, GFP_KERNEL);
+	if (ret)
+		goto out_free;
+	args.src = x.src;
+	args.dst = x.dst;
+	ret = migrate_vma_setup(&args);
+	if (ret)
+		goto out_free;
+	ret = vgpu_svm_dmem_copy_out(dmem, &x, npages,
+				     fault_page ? (fault_addr - start) >> PAGE_SHIFT : -1,
+				     vgpu_svm_dmem_alloc_cpu, &c);
+	migrate_vma_pages(&args);
+	moved = vgpu_svm_dmem_xfer_moved(&x);
+	vgpu_stats_add(dmem->vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, moved);
+	migrate_vma_finalize(&args);
+out_free:
+	vgpu_svm_dmem_xfer_free(&x);
+	return ret ?: moved;
+}
+
 /* dev_pagemap_ops.migrate_to_ram: the CPU touched a page in VRAM. */
 static vm_fault_t vgpu_svm_dmem_migrate_to_ram(struct vm_fault *vmf)
 {
 	struct vgpu_svm_dmem_block *b = vmf->page->zone_device_data;
 	struct vgpu_svm_dmem *dmem = b->dmem;
-	u64 vram, size = b->unit.size;
-	struct vgpu_svm_dmem_xfer x;
-	struct migrate_vma args = {
-		.vma = vmf->vma,
-		.pgmap_owner = dmem->vdev,
-		.flags = MIGRATE_VMA_SELECT_DEVICE_PRIVATE,
-		.fault_page = vmf->page,
-	};
-	struct vgpu_svm_dmem_cpu c = { .vma = vmf->vma };
-	unsigned long base;
-	vm_fault_t vret = 0;
-	int ret;
+	unsigned long base, start, end;
+	long ret;
+	u64 vram;
 
 	/* The block's range, as it was migrated, within this VMA. */
 	vgpu_svm_dmem_vram(dmem->vdev, vmf->page, &vram);
 	base = (vmf->address & PAGE_MASK) - (vram - b->vram);
-	args.start = max_t(unsigned long, base, vmf->vma->vm_start);
-	args.end = min_t(unsigned long, base + size, vmf->vma->vm_end);
-	c.start = args.start;
-	if (vgpu_svm_dmem_xfer_alloc(&x, size >> PAGE_SHIFT, GFP_KERNEL)) {
-		vret = VM_FAULT_OOM;
-		goto out_free;
+	start = max_t(unsigned long, base, vmf->vma->vm_start);
+	end = min_t(unsigned long, base + b->unit.size, vmf->vma->vm_end);
+	ret = vgpu_svm_dmem_range_to_ram(dmem, vmf->vma, start, end, vmf->page,
+					 vmf->address);
+	if (ret == -ENOMEM)
+		return VM_FAULT_OOM;
+	return ret < 0 ? VM_FAULT_SIGBUS : 0;
+}
+
+/**
+ * vgpu_svm_dmem_to_system() - move a range of process memory out of VRAM
+ * @vm: VM, with its mm referenced
+ * @start: first address, page aligned
+ * @end: address past the range
+ *
+ * Our device pages in the range go back to system memory (the others
+ * stay where they are), one chunk at a time: a GPU write to pages that
+ * are read-only in VRAM (shared after fork), PREFETCH to system memory,
+ * ADVISE PREFERRED_PLACEMENT system.
+ *
+ * Context: neither the mmap lock nor the pool lock held; takes the first.
+ * Return: bytes moved, or a negative errno.
+ */
+s64 vgpu_svm_dmem_to_system(struct vgpu_vm *vm, u64 start, u64 end)
+{
+	struct vgpu_svm_dmem *dmem = vm->vdev->dmem;
+	struct vm_area_struct *vma;
+	s64 moved = 0;
+	long ret = 0;
+	u64 size, e;
+
+	if (!dmem)
+		return 0;
+	size = vgpu_svm_dmem_size(dmem);
+	mmap_read_lock(vm->mm);
+	while (start < end) {
+		vma = find_vma(vm->mm, start);
+		if (!vma || vma->vm_start >= end)
+			break;
+		start = max_t(u64, start, vma->vm_start);
+		e = min3(end, (u64)vma->vm_end, round_down(start, size) + size);
+		ret = vgpu_svm_dmem_range_to_ram(dmem, vma, start, e, NULL, 0);
+		if (ret < 0)
+			break;
+		moved += ret;
+		start = e;
 	}
-	args.src = x.src;
-	args.dst = x.dst;
-	if (migrate_vma_setup(&args)) {
-		vret = VM_FAULT_SIGBUS;
-		goto out_free;
-	}
-	ret = vgpu_svm_dmem_copy_out(dmem, &x, (args.end - args.start) >> PAGE_SHIFT,
-				     (vmf->address - args.start) >> PAGE_SHIFT,
-				     vgpu_svm_dmem_alloc_cpu, &c);
-	if (ret)
-		vret = ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
-	migrate_vma_pages(&args);
-	vgpu_stats_add(dmem->vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM,
-		       vgpu_svm_dmem_xfer_moved(&x));
-	migrate_vma_finalize(&args);
-out_free:
-	vgpu_svm_dmem_xfer_free(&x);
-	return vret;
+	mmap_read_unlock(vm->mm);
+	return ret < 0 ? ret : moved;
 }
 
 /* dev_pagemap_ops.page_free: the last reference to a device page went. */
