@@ -53,10 +53,10 @@
 	  "fault records the driver read and handled")			\
 	X(BYTES_TO_VRAM, bytes_to_vram, "migrated-to-vram", BYTES, DRIVER, \
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
-	  "moved into VRAM by the kernel (BOs and chunks)")		\
+	  "moved into VRAM by the kernel (BOs, chunks, SVM memory)")		\
 	X(BYTES_TO_SYSTEM, bytes_to_system, "migrated-to-system", BYTES, \
 	  DRIVER, VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,		\
-	  "moved out of VRAM by the kernel (BOs and chunks)")		\
+	  "moved out of VRAM by the kernel (BOs, chunks, SVM memory)")		\
 	X(EVICTIONS, evictions, "evictions", COUNT, DRIVER,		\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
 	  "BOs and chunks moved out of VRAM to make room")		\

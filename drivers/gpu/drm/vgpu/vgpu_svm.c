@@ -78,15 +78,29 @@
  * then zaps and unmaps what is left and frees the tables; an UNMAP that
  * cuts a mirror makes new, empty mirrors of the parts outside it.
  *
- * Only system memory is mirrored (%DRM_VGPU_SVM_MIRROR): Debian's kernel
- * has no DEVICE_PRIVATE, so process pages cannot migrate into VRAM.  With
- * it, a block would become the unit of migrate_vma into device-private
- * pages drawn from the one VRAM pool (vgpu_pool.c), as chunks of pageable
- * BOs are.
+ * Where the kernel has DEVICE_PRIVATE (%DRM_VGPU_SVM_VRAM), step 1 is
+ * preceded by a migration: the chunk around the faulting address, cut to
+ * the mirror, to the VMA and to the pages ADVISE does not keep in system
+ * memory, moves into device-private pages backed by the one VRAM pool
+ * ("SVM memory in VRAM", vgpu_svm_dmem.c).  hmm_range_fault() then hands
+ * those pages out as they are (``dev_private_owner``), and step 2 takes
+ * their VRAM offset instead of a DMA mapping (&vgpu_svm_block.vram): the
+ * walker writes VRAM leaves for them, system-memory leaves for the rest,
+ * one run at a time.  A write fault on device pages HMM reports
+ * read-only (shared after fork, or in a VMA made read-only) brings them
+ * back to system memory first, where the write faults as a CPU write
+ * would.  Without DEVICE_PRIVATE (Debian's kernel) everything stays in
+ * system memory (%DRM_VGPU_SVM_MIRROR only).
  *
- * Lock order: &vgpu_vm.lock (read, the fault; write, VM_BIND), the mm's
- * mmap lock (hmm_range_fault() only), &vgpu_svm_mirror.lock,
- * &vgpu_vm.pt_lock.
+ * PREFETCH and ADVISE PREFERRED_PLACEMENT work on mirrors as the uapi
+ * says (vgpu_svm_prefetch_range(), vgpu_svm_advise_range()): the advice is
+ * kept per page in the blocks (&vgpu_svm_block.prefer_system).
+ *
+ * Lock order: &vgpu_vm.lock (read, the fault, PREFETCH, ADVISE; write,
+ * VM_BIND), the mm's mmap lock (hmm_range_fault() and migrations),
+ * &vgpu_pool.lock (a migration's VRAM), &vgpu_svm_mirror.lock,
+ * &vgpu_vm.pt_lock.  Nothing takes the pool lock under a notifier lock:
+ * an eviction holds the pool lock while the core calls the notifier.
  */
 
 /**
@@ -530,7 +544,8 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 	u64 start, end;
 	int ret;
 
-	if (!vm->root || !mmget_not_zero(mm))
+	/* PREFETCH may come before the first job gave the VM its root. */
+	if ((!prefetch && !vm->root) || !mmget_not_zero(mm))
 		return -EFAULT;	/* the process is gone */
 	/* Into VRAM first where the kernel can; the CPU's view then changed. */
 	if (!prefetch && vgpu_svm_dmem_owner(vm->vdev) &&
@@ -548,6 +563,8 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 	/* No 2 MiB or 1 GiB leaves: see the DOC. */
 	up.caps &= VGPU_CAPS_PAGE_64K;
 	/* Tables before any lock: reserving may allocate VRAM. */
+	if (!ret && prefetch)
+		ret = vgpu_vm_root_prepare(vm, &up);
 	if (!ret)
 		ret = vgpu_vm_pt_reserve(vm, &up, vgpu_pt_pages_for_map(bstart,
 									bend - bstart));
@@ -678,7 +695,7 @@ static int vgpu_svm_mirror_prefetch(struct vgpu_svm_mirror *m, u64 start,
 	s64 back;
 	int ret = 0;
 
-	if (!vm->root || !mmget_not_zero(vm->mm))
+	if (!mmget_not_zero(vm->mm))
 		return 0;	/* the process is gone: nothing to place */
 	if (placement == DRM_VGPU_PLACE_VRAM && vgpu_svm_dmem_owner(vm->vdev)) {
 		for (va = start; va < end; va = round_down(va, step) + step) {

@@ -167,12 +167,15 @@ int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 	return vgpu_vm_pt_reserve_any(up, n);
 }
 
-/*
- * Allocate the root table if the VM has none yet.
+/**
+ * vgpu_vm_root_prepare() - allocate the root table if the VM has none yet
+ * @vm: VM
+ * @up: batch the root's page is reserved in
  *
  * Context: &vgpu_vm.pt_lock not held.
+ * Return: 0, or the error of vgpu_vm_pt_reserve().
  */
-static int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up)
+int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up)
 {
 	int ret;
 
