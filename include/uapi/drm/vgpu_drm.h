@@ -419,10 +419,11 @@ struct drm_vgpu_bo_mmap_offset {
  * at bind time; a GPU access faults and the driver maps the pages the
  * CPU has there (faulting them in as a CPU access would), in system
  * memory or, with %DRM_VGPU_SVM_VRAM, first migrated into VRAM, writable
- * only if the access was a write and the CPU mapping is writable.  Every change to the CPU's view (munmap, mprotect, fork's
- * copy-on-write, madvise(MADV_DONTNEED), page migration, reclaim, process
- * exit) takes the GPU's mapping away before it completes, so the GPU
- * always sees what the CPU sees.  A GPU access to an address the CPU has
+ * only if the access was a write and the CPU mapping is writable.
+ * Every change to the CPU's view (munmap, mprotect, fork's copy-on-write,
+ * madvise(MADV_DONTNEED), page migration, reclaim, process exit) takes
+ * the GPU's mapping away before it completes, so the GPU always sees what
+ * the CPU sees.  A GPU access to an address the CPU has
  * no mapping for, or a write the CPU mapping does not allow, is a bad
  * access like any other: the VM is banned and the job fails.  The
  * permission flags limit what the GPU may do further: %DRM_VGPU_VM_BIND_READ

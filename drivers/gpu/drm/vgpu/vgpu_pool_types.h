@@ -25,9 +25,10 @@ struct vgpu_pool_unit;
  *	device-private pages (vgpu_svm_dmem.c).
  * @VGPU_POOL_KIND_NR: number of kinds.
  *
- * A later client (a VF's VRAM slice) is one more kind with its own &struct vgpu_pool_unit_ops, and one more line
- * after each ``POOL_*_CHUNK`` of the counter registry
- * (vgpu_stats_list.h), which counts per kind in this order.
+ * A later client (a VF's VRAM slice) is one more kind with its own
+ * &struct vgpu_pool_unit_ops, and one more line after each
+ * ``POOL_*_SVM`` of the counter registry (vgpu_stats_list.h), which
+ * counts per kind in this order.
  */
 enum vgpu_pool_kind {
 	VGPU_POOL_BO,

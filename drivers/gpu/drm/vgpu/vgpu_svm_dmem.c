@@ -3,6 +3,7 @@
  * Copyright (c) 2026 The vgpu authors
  */
 
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/ioport.h>
@@ -132,11 +133,13 @@ struct vgpu_svm_dmem {
 	struct work_struct free_work;
 };
 
+/* Bytes of VRAM a block holds: the chunk size. */
 static inline u64 vgpu_svm_dmem_size(struct vgpu_svm_dmem *dmem)
 {
 	return 1ull << dmem->vdev->paging.chunk_shift;
 }
 
+/* The device page that stands for VRAM offset @vram. */
 static struct page *vgpu_svm_dmem_page(struct vgpu_svm_dmem *dmem, u64 vram)
 {
 	return pfn_to_page(dmem->pfn_first + (vram >> PAGE_SHIFT));
@@ -201,6 +204,7 @@ static bool vgpu_svm_dmem_reap_locked(struct vgpu_svm_dmem *dmem,
 	return found;
 }
 
+/* Worker: gives back the blocks page_free queued. */
 static void vgpu_svm_dmem_free_work(struct work_struct *work)
 {
 	struct vgpu_svm_dmem *dmem = container_of(work, struct vgpu_svm_dmem,
@@ -225,11 +229,13 @@ static void vgpu_svm_dmem_put(struct vgpu_svm_dmem_block *b)
 	queue_work(system_wq, &dmem->free_work);
 }
 
+/* The block a pool unit of kind %VGPU_POOL_SVM is. */
 static struct vgpu_svm_dmem_block *to_block(struct vgpu_pool_unit *u)
 {
 	return container_of(u, struct vgpu_svm_dmem_block, unit);
 }
 
+/* &vgpu_pool_unit_ops.read_ctr: the access counters of the block's VRAM. */
 static u32 vgpu_svm_dmem_unit_read_ctr(struct vgpu_pool_unit *u)
 {
 	struct vgpu_svm_dmem_block *b = to_block(u);
@@ -243,6 +249,7 @@ static bool vgpu_svm_dmem_unit_age(struct vgpu_pool_unit *u)
 	return false;
 }
 
+/* &vgpu_pool_unit_ops.intersects: does the block hold VRAM in the range? */
 static bool vgpu_svm_dmem_unit_intersects(struct vgpu_pool_unit *u, u64 start,
 					  u64 end)
 {
@@ -289,6 +296,7 @@ struct vgpu_svm_dmem_xfer {
 	unsigned long n;
 };
 
+/* Arrays for @npages pages; -ENOMEM (free them anyway) if one failed. */
 static int vgpu_svm_dmem_xfer_alloc(struct vgpu_svm_dmem_xfer *x,
 				    unsigned long npages, gfp_t gfp)
 {
@@ -303,6 +311,7 @@ static int vgpu_svm_dmem_xfer_alloc(struct vgpu_svm_dmem_xfer *x,
 	return -ENOMEM;
 }
 
+/* Frees the arrays of @x. */
 static void vgpu_svm_dmem_xfer_free(struct vgpu_svm_dmem_xfer *x)
 {
 	kvfree(x->src);
@@ -398,6 +407,7 @@ static u64 vgpu_svm_dmem_xfer_moved(struct vgpu_svm_dmem_xfer *x)
 	return n;
 }
 
+/* A system page for an eviction; never fails at removal (@arg set). */
 static struct page *vgpu_svm_dmem_alloc_evict(void *arg, unsigned long i)
 {
 	gfp_t gfp = GFP_HIGHUSER_MOVABLE;
@@ -448,6 +458,11 @@ static int vgpu_svm_dmem_evict_block(struct vgpu_svm_dmem_block *b, bool force)
 	return ret;
 }
 
+/*
+ * &vgpu_pool_unit_ops.evict: the block's pages back to system memory.
+ * Return: 0 once its VRAM is free, -EBUSY while a page is held elsewhere,
+ * or the eviction's error.
+ */
 static int vgpu_svm_dmem_unit_evict(struct vgpu_pool_unit *u)
 {
 	struct vgpu_svm_dmem_block *b = to_block(u);
@@ -629,6 +644,7 @@ struct vgpu_svm_dmem_cpu {
 	unsigned long start;
 };
 
+/* A system page for page @i of the range a CPU touch moves back. */
 static struct page *vgpu_svm_dmem_alloc_cpu(void *arg, unsigned long i)
 {
 	struct vgpu_svm_dmem_cpu *c = arg;
@@ -821,8 +837,9 @@ void vgpu_svm_dmem_init(struct vgpu_device *vdev)
 void vgpu_svm_dmem_fini(struct vgpu_device *vdev)
 {
 	struct vgpu_svm_dmem *dmem = vdev->dmem;
-	struct vgpu_svm_dmem_block *b;
+	struct vgpu_svm_dmem_block *b, *last = NULL;
 	struct vgpu_pool *pool = &vdev->pool;
+	unsigned int stuck = 0;
 
 	if (!dmem)
 		return;
@@ -834,6 +851,14 @@ void vgpu_svm_dmem_fini(struct vgpu_device *vdev)
 					     struct vgpu_svm_dmem_block, link);
 		if (!b)
 			break;
+		stuck = b == last ? stuck + 1 : 0;
+		last = b;
+		if (stuck > 100) {
+			drm_warn(&vdev->drm, "SVM memory still in VRAM at removal\n");
+			break;
+		}
+		if (stuck)
+			msleep(10);
 		atomic_inc(&b->refs);
 		vgpu_svm_dmem_evict_block(b, true);
 		vgpu_svm_dmem_put(b);
