@@ -78,8 +78,8 @@
  *
  * The bytes moved count in the paging counters ``bytes_to_vram`` and
  * ``bytes_to_system`` (QUERY_PAGING, fdinfo ``drm-vgpu-migrated-to-*``):
- * for the faulting VM on a GPU fault, device-wide for a CPU touch or an
- * eviction, which no VM asked for.
+ * for the VM of a GPU fault, PREFETCH or ADVISE, device-wide only for a
+ * CPU touch or an eviction, which no VM asked for.
  *
  * Lock order: the mm's mmap lock (read; the GPU fault and the CPU fault
  * both hold it while they migrate), &vgpu_pool.lock (allocation,
@@ -145,6 +145,16 @@ static struct page *vgpu_svm_dmem_page(struct vgpu_svm_dmem *dmem, u64 vram)
 	return pfn_to_page(dmem->pfn_first + (vram >> PAGE_SHIFT));
 }
 
+/* Is @page one of @dmem's device pages?  Its VRAM offset in *@vram. */
+static bool vgpu_svm_dmem_page_vram(struct vgpu_svm_dmem *dmem,
+				    struct page *page, u64 *vram)
+{
+	if (!is_device_private_page(page) || page->pgmap != &dmem->pagemap)
+		return false;
+	*vram = (u64)(page_to_pfn(page) - dmem->pfn_first) << PAGE_SHIFT;
+	return true;
+}
+
 /**
  * vgpu_svm_dmem_owner() - the owner of the device's device-private pages
  * @vdev: vgpu device
@@ -155,7 +165,7 @@ static struct page *vgpu_svm_dmem_page(struct vgpu_svm_dmem *dmem, u64 vram)
  */
 void *vgpu_svm_dmem_owner(struct vgpu_device *vdev)
 {
-	return vdev->dmem ? vdev : NULL;
+	return READ_ONCE(vdev->dmem) ? vdev : NULL;
 }
 
 /**
@@ -168,13 +178,9 @@ void *vgpu_svm_dmem_owner(struct vgpu_device *vdev)
  */
 bool vgpu_svm_dmem_vram(struct vgpu_device *vdev, struct page *page, u64 *vram)
 {
-	struct vgpu_svm_dmem *dmem = vdev->dmem;
+	struct vgpu_svm_dmem *dmem = READ_ONCE(vdev->dmem);
 
-	if (!dmem || !is_device_private_page(page) ||
-	    page->pgmap != &dmem->pagemap)
-		return false;
-	*vram = (u64)(page_to_pfn(page) - dmem->pfn_first) << PAGE_SHIFT;
-	return true;
+	return dmem && vgpu_svm_dmem_page_vram(dmem, page, vram);
 }
 
 /*
@@ -347,7 +353,8 @@ static void vgpu_svm_dmem_xfer_end(struct vgpu_device *vdev,
 /*
  * For every source page of @x in VRAM that may migrate: a new system page
  * from @alloc, DMA mapped, and its copy queued; then waited for.  On a
- * failed copy nothing migrates.
+ * failed copy nothing migrates, unless @force (removal: the pages go
+ * anyway, zeroed by @alloc, their data lost).
  *
  * Return: 0, or -ENOMEM (no page for the one at @need, an index, or -1),
  * -EIO.
@@ -356,19 +363,20 @@ static int vgpu_svm_dmem_copy_out(struct vgpu_svm_dmem *dmem,
 				  struct vgpu_svm_dmem_xfer *x,
 				  unsigned long npages, long need,
 				  struct page *(*alloc)(void *arg, unsigned long i),
-				  void *arg)
+				  void *arg, bool force)
 {
 	struct vgpu_device *vdev = dmem->vdev;
 	unsigned long i;
 	int ret = 0;
 
+	x->n = 0;
 	for (i = 0; i < npages; i++) {
 		struct page *spage = migrate_pfn_to_page(x->src[i]);
 		struct page *dpage;
 		u64 vram;
 
 		if (!spage || !(x->src[i] & MIGRATE_PFN_MIGRATE) ||
-		    !vgpu_svm_dmem_vram(vdev, spage, &vram))
+		    !vgpu_svm_dmem_page_vram(dmem, spage, &vram))
 			continue;
 		dpage = alloc(arg, i);
 		if (!dpage) {
@@ -391,7 +399,7 @@ static int vgpu_svm_dmem_copy_out(struct vgpu_svm_dmem *dmem,
 	}
 	if (!ret)
 		ret = vgpu_svm_dmem_copy(vdev, x->dma, x->vram, x->n, false);
-	vgpu_svm_dmem_xfer_end(vdev, x, DMA_FROM_DEVICE, ret);
+	vgpu_svm_dmem_xfer_end(vdev, x, DMA_FROM_DEVICE, ret && !force);
 	return ret;
 }
 
@@ -412,9 +420,9 @@ static struct page *vgpu_svm_dmem_alloc_evict(void *arg, unsigned long i)
 {
 	gfp_t gfp = GFP_HIGHUSER_MOVABLE;
 
-	/* At removal the data has nowhere else to go. */
+	/* At removal the data has nowhere else to go; no stale data. */
 	if (arg)
-		gfp |= __GFP_NOFAIL;
+		gfp |= __GFP_NOFAIL | __GFP_ZERO;
 	return alloc_page(gfp);
 }
 
@@ -443,13 +451,10 @@ static int vgpu_svm_dmem_evict_block(struct vgpu_svm_dmem_block *b, bool force)
 			     npages);
 	ret = vgpu_svm_dmem_copy_out(dmem, &x, npages, -1,
 				     vgpu_svm_dmem_alloc_evict,
-				     force ? dmem : NULL);
-	if (ret && force) {
-		drm_warn(&dmem->vdev->drm, "SVM eviction at removal failed (%d): data lost\n",
+				     force ? dmem : NULL, force);
+	if (ret && force)
+		drm_warn(&dmem->vdev->drm, "SVM memory lost at removal: copy failed (%d)\n",
 			 ret);
-		ret = vgpu_svm_dmem_copy_out(dmem, &x, npages, -1,
-					     vgpu_svm_dmem_alloc_evict, dmem);
-	}
 	migrate_device_pages(x.src, x.dst, npages);
 	vgpu_stats_add(dmem->vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM,
 		       vgpu_svm_dmem_xfer_moved(&x));
@@ -656,11 +661,13 @@ static struct page *vgpu_svm_dmem_alloc_cpu(void *arg, unsigned long i)
 /*
  * Moves our pages in [@start, @end) of @vma back to new system pages;
  * @fault_page is the page of a CPU fault (locked by the core), or NULL.
+ * The bytes count for @vm, or for the device only without one.
  *
  * Return: bytes moved, or -ENOMEM (no page for @fault_page), -EIO, or
  * the error of migrate_vma_setup().
  */
 static long vgpu_svm_dmem_range_to_ram(struct vgpu_svm_dmem *dmem,
+				       struct vgpu_vm *vm,
 				       struct vm_area_struct *vma,
 				       unsigned long start, unsigned long end,
 				       struct page *fault_page,
@@ -690,10 +697,10 @@ static long vgpu_svm_dmem_range_to_ram(struct vgpu_svm_dmem *dmem,
 		goto out_free;
 	ret = vgpu_svm_dmem_copy_out(dmem, &x, npages,
 				     fault_page ? (fault_addr - start) >> PAGE_SHIFT : -1,
-				     vgpu_svm_dmem_alloc_cpu, &c);
+				     vgpu_svm_dmem_alloc_cpu, &c, false);
 	migrate_vma_pages(&args);
 	moved = vgpu_svm_dmem_xfer_moved(&x);
-	vgpu_stats_add(dmem->vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM, moved);
+	vgpu_stats_add(dmem->vdev, vm, VGPU_STAT_BYTES_TO_SYSTEM, moved);
 	migrate_vma_finalize(&args);
 out_free:
 	vgpu_svm_dmem_xfer_free(&x);
@@ -710,12 +717,12 @@ static vm_fault_t vgpu_svm_dmem_migrate_to_ram(struct vm_fault *vmf)
 	u64 vram;
 
 	/* The block's range, as it was migrated, within this VMA. */
-	vgpu_svm_dmem_vram(dmem->vdev, vmf->page, &vram);
+	vgpu_svm_dmem_page_vram(dmem, vmf->page, &vram);
 	base = (vmf->address & PAGE_MASK) - (vram - b->vram);
 	start = max_t(unsigned long, base, vmf->vma->vm_start);
 	end = min_t(unsigned long, base + b->unit.size, vmf->vma->vm_end);
-	ret = vgpu_svm_dmem_range_to_ram(dmem, vmf->vma, start, end, vmf->page,
-					 vmf->address);
+	ret = vgpu_svm_dmem_range_to_ram(dmem, NULL, vmf->vma, start, end,
+					 vmf->page, vmf->address);
 	if (ret == -ENOMEM)
 		return VM_FAULT_OOM;
 	return ret < 0 ? VM_FAULT_SIGBUS : 0;
@@ -753,7 +760,8 @@ s64 vgpu_svm_dmem_to_system(struct vgpu_vm *vm, u64 start, u64 end)
 			break;
 		start = max_t(u64, start, vma->vm_start);
 		e = min3(end, (u64)vma->vm_end, round_down(start, size) + size);
-		ret = vgpu_svm_dmem_range_to_ram(dmem, vma, start, e, NULL, 0);
+		ret = vgpu_svm_dmem_range_to_ram(dmem, vm, vma, start, e, NULL,
+						 0);
 		if (ret < 0)
 			break;
 		moved += ret;
@@ -858,7 +866,7 @@ void vgpu_svm_dmem_fini(struct vgpu_device *vdev)
 			break;
 		}
 		if (stuck)
-			msleep(10);
+			msleep(20);
 		atomic_inc(&b->refs);
 		vgpu_svm_dmem_evict_block(b, true);
 		vgpu_svm_dmem_put(b);
@@ -870,4 +878,6 @@ void vgpu_svm_dmem_fini(struct vgpu_device *vdev)
 	}
 	vgpu_pool_unlock(pool);
 	flush_work(&dmem->free_work);
+	/* The pages go with the PCI device: SVM stays in system memory. */
+	WRITE_ONCE(vdev->dmem, NULL);
 }
