@@ -977,33 +977,5 @@ TEST_F_TIMEOUT(svm, four_times_vram_checksum, 600)
 	munmap(p, size);
 }
 
-/*
- * The driver goes (rmmod) while a process that closed its file still has
- * mirrored pages in VRAM: removal moves them back to system memory, data
- * intact, before the device pages go; the module then loads again.
- * Last, since it reloads the module.
- */
-TEST_F_TIMEOUT(svm, unload_with_pages_in_vram, 120)
-{
-	uint64_t size = 8 * MiB, to_vram;
-	char *a = anon(size);
-
-	ASSERT_TRUE(a != NULL);
-	if (geteuid() || system("grep -q '^vgpu ' /proc/modules"))
-		SKIP(return, "needs root and vgpu.ko as a module");
-	to_vram = ctr(&self->dev, "migrated-to-vram");
-	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
-	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x7a7a7a7a));
-	/* In VRAM mode the data is in VRAM only now. */
-	EXPECT_EQ(to_vram + (svm_vram(&self->dev) ? size : 0),
-		  ctr(&self->dev, "migrated-to-vram"));
-	vgpu_close(&self->dev);
-	ASSERT_EQ(0, system("rmmod vgpu"));
-	/* Nothing read it before the removal: the removal copied it back. */
-	EXPECT_TRUE(count_u32(a, size, 0x7a7a7a7a));
-	ASSERT_EQ(0, system("modprobe vgpu"));
-	ASSERT_EQ(0, vgpu_open(&self->dev));
-	munmap(a, size);
-}
 
 TEST_HARNESS_MAIN
