@@ -75,9 +75,11 @@ int main(int argc, char **argv)
 		wrong += y[i] != want || x[i] != i * 0x9e3779b97f4a7c15ull;
 	}
 	printf("svm: the GPU copied and incremented %" PRIu64 " MiB of malloc'd memory"
-	       " at its own address (%.1fx VRAM, mirrored in system memory), %" PRIu64
-	       " wrong: %s\n", size >> 20, vram ? (double)size / vram : 0.0, wrong,
-	       wrong ? "FAILED" : "ok");
+	       " at its own address (%.1fx VRAM, %s), %" PRIu64 " wrong: %s\n",
+	       size >> 20, vram ? (double)size / vram : 0.0,
+	       vgpu_svm_mode(&dev) & DRM_VGPU_SVM_VRAM ?
+	       "migrating into VRAM" : "mirrored in system memory",
+	       wrong, wrong ? "FAILED" : "ok");
 	vgpu_vm_unmap(&dev, (uintptr_t)x, 2 * size);
 	free(x);
 	vgpu_close(&dev);

@@ -162,8 +162,9 @@ extern "C" {
  * @DRM_VGPU_PARAM_SVM: shared virtual memory: 0 if the driver cannot mirror
  *	process memory, else a mask of ``DRM_VGPU_SVM_*``: %DRM_VGPU_SVM_MIRROR
  *	(VM_BIND with %DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR works, the memory is
- *	accessed where the CPU has it, in system memory) and, where the
- *	kernel can migrate process memory into VRAM, %DRM_VGPU_SVM_VRAM.
+ *	accessed where the CPU has it, in system memory) and, only where the
+ *	kernel is built with DEVICE_PRIVATE and the device's VRAM got
+ *	device-private pages, %DRM_VGPU_SVM_VRAM.
  */
 enum drm_vgpu_param {
 	DRM_VGPU_PARAM_HW_VERSION = 0,
@@ -186,8 +187,17 @@ enum drm_vgpu_param {
 /** DRM_VGPU_SVM_MIRROR - CPU-address mirrors can be bound, in system memory */
 #define DRM_VGPU_SVM_MIRROR		(1ull << 0)
 /**
- * DRM_VGPU_SVM_VRAM - mirrored memory migrates into VRAM on GPU faults
- * (needs a kernel with DEVICE_PRIVATE; not implemented yet: never set)
+ * DRM_VGPU_SVM_VRAM - mirrored memory migrates into VRAM
+ *
+ * Set only on a kernel with DEVICE_PRIVATE.  Under the placement policy
+ * ``migrate``, a GPU fault in a mirror moves the anonymous private
+ * memory of the faulting chunk (``vgpu.chunk_size_kb``, cut to the mirror
+ * and the CPU mapping) into VRAM, unless ADVISE keeps it in system
+ * memory; file mappings stay in system memory.  A CPU access moves the
+ * chunk back; the VRAM pool evicts it (back to system memory) when it
+ * needs room; munmap and process exit free it.  The bytes count in
+ * QUERY_PAGING's ``bytes_to_vram`` / ``bytes_to_system`` and fdinfo's
+ * ``drm-vgpu-migrated-to-*``.
  */
 #define DRM_VGPU_SVM_VRAM		(1ull << 1)
 
@@ -408,11 +418,12 @@ struct drm_vgpu_bo_mmap_offset {
  * backs it: malloc, anonymous or file mmap, the stack.  Nothing is mapped
  * at bind time; a GPU access faults and the driver maps the pages the
  * CPU has there (faulting them in as a CPU access would), in system
- * memory, writable only if the access was a write and the CPU mapping is
- * writable.  Every change to the CPU's view (munmap, mprotect, fork's
- * copy-on-write, madvise(MADV_DONTNEED), page migration, reclaim, process
- * exit) takes the GPU's mapping away before it completes, so the GPU
- * always sees what the CPU sees.  A GPU access to an address the CPU has
+ * memory or, with %DRM_VGPU_SVM_VRAM, first migrated into VRAM, writable
+ * only if the access was a write and the CPU mapping is writable.
+ * Every change to the CPU's view (munmap, mprotect, fork's copy-on-write,
+ * madvise(MADV_DONTNEED), page migration, reclaim, process exit) takes
+ * the GPU's mapping away before it completes, so the GPU always sees what
+ * the CPU sees.  A GPU access to an address the CPU has
  * no mapping for, or a write the CPU mapping does not allow, is a bad
  * access like any other: the VM is banned and the job fails.  The
  * permission flags limit what the GPU may do further: %DRM_VGPU_VM_BIND_READ
@@ -1042,6 +1053,17 @@ struct drm_vgpu_query {
  * goes back there when a job next needs it: PREFETCH into the preferred
  * placement (typically VRAM, after an eviction) is what lasts.
  *
+ * CPU-address mirrors in the range: with %DRM_VGPU_PLACE_VRAM and
+ * %DRM_VGPU_SVM_VRAM, each chunk of anonymous private memory not advised
+ * to stay in system memory migrates into VRAM; with
+ * %DRM_VGPU_PLACE_SYSTEM the mirror's pages in VRAM come back.  Without
+ * %DRM_VGPU_SVM_VRAM nothing moves (@bytes_moved 0).  In every case the
+ * GPU mapping of what the CPU has there is then populated, read-only as a
+ * read fault maps it, so that the GPU's reads do not fault (a write still
+ * faults once to take the pages writable).  Parts of a mirror the CPU has
+ * no mapping for are left alone.  Bytes a PREFETCH moved into VRAM also
+ * count as prefetched bytes.
+ *
  * Usage::
  *
  *	struct drm_vgpu_prefetch pf = {
@@ -1110,6 +1132,14 @@ struct drm_vgpu_prefetch {
  * The memory of ordinary BOs moves whole, only while no job uses it, and
  * is mapped again before the next job: for it, READ_MOSTLY and
  * ACCESSED_BY are accepted and checked but change nothing.
+ *
+ * CPU-address mirrors keep PREFERRED_PLACEMENT per page of the mirror:
+ * %DRM_VGPU_PLACE_SYSTEM keeps those pages in system memory (GPU faults
+ * map them there and, with %DRM_VGPU_SVM_VRAM, the pages already in VRAM
+ * come back at once); %DRM_VGPU_PLACE_VRAM or 0 lifts it (the next fault
+ * migrates again).  An UNMAP cutting a mirror drops the hint of the parts
+ * it leaves.  READ_MOSTLY and ACCESSED_BY are accepted on mirrors and
+ * change nothing.
  */
 enum drm_vgpu_advice {
 	DRM_VGPU_ADVICE_PREFERRED_PLACEMENT = 0,

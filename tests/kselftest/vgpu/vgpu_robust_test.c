@@ -450,7 +450,9 @@ static int wait_for_device(struct vgpu_dev *dev, int seconds)
  * hung, one behind it), CPU mappings of a VRAM, a system and a pageable
  * BO (with chunks in VRAM) and of a dma-buf, mappings in its VM, a
  * dma-buf imported by vgem and one not imported yet, and a process asleep
- * in WAIT_BO on the hung job.  Every ioctl of the file then fails with
+ * in WAIT_BO on the hung job, anonymous memory the GPU wrote through a
+ * CPU-address mirror (in VRAM, where the kernel migrates SVM memory: the
+ * removal brings it back, data intact).  Every ioctl of the file then fails with
  * ENODEV, the sleeper wakes, the jobs' fences end with -ENODEV, the CPU mappings read the zero page (upstream's
  * ttm_bo_vm_dummy_page()) instead of raising SIGBUS, ptrace access to
  * VRAM fails with EIO, a late import fails with ENODEV, and everything
@@ -465,8 +467,15 @@ TEST(unplug_with_live_clients)
 	char remove[512];
 	int dmabuf, late_dmabuf, vgem, sf_hang, sf_fill, mem, i, status;
 	pid_t waiter;
-	uint64_t word;
+	uint64_t word, k;
 	struct drm_vgpu_get_param gp = { .param = DRM_VGPU_PARAM_VRAM_SIZE };
+	struct drm_vgpu_vm_bind_op mop = {
+		.op = DRM_VGPU_VM_BIND_OP_MAP,
+		.flags = DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR | VGPU_MAP_RW,
+		.range = 4 * MiB,
+	};
+	struct vgpu_cmd svm;
+	uint32_t *anon;
 	void *dmap, *pmap;
 
 	if (vgpu_open(&dev))
@@ -508,6 +517,17 @@ TEST(unplug_with_live_clients)
 	ASSERT_EQ(0, vgpu_run(&dev, 1 % dev.exec_queues, &fill, 30 * SEC));
 	EXPECT_EQ(vgpu_fnv1a64(pmap, 4 * MiB), ((uint64_t *)res.cpu)[1]);
 
+	/* Anonymous memory the GPU wrote through a mirror, not read since. */
+	anon = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, anon);
+	mop.va = (uintptr_t)anon;
+	ASSERT_EQ(0, vgpu_vm_bind(&dev, &mop, 1));
+	vgpu_cmd_init(&svm);
+	vgpu_cmd_fill(&svm, (uintptr_t)anon, 4 * MiB, 0x6b6b6b6b);
+	ASSERT_EQ(0, vgpu_run(&dev, 1 % dev.exec_queues, &svm, 30 * SEC));
+	vgpu_cmd_fini(&svm);
+
 	vgpu_cmd_init(&hang);
 	vgpu_cmd_reset(&fill);
 	vgpu_cmd_wait(&hang, res.va, 1);			/* never true */
@@ -547,6 +567,10 @@ TEST(unplug_with_live_clients)
 	EXPECT_EQ(0, touch(vram.cpu, vram.size));
 	EXPECT_EQ(0, touch(sys.cpu, sys.size));
 	EXPECT_EQ(0, touch(pmap, 4 * MiB));
+	/* Process memory is the process's: what the GPU wrote is there. */
+	for (k = 0; k < 4 * MiB / 4 && anon[k] == 0x6b6b6b6b; k++)
+		;
+	EXPECT_EQ(4 * MiB / 4, k);
 	EXPECT_EQ(-ENODEV, vgpu_prefetch(&dev, 1ull << 36, 4 * MiB,
 					   DRM_VGPU_PLACE_SYSTEM, NULL));
 	EXPECT_EQ(0, *(volatile uint64_t *)dmap);

@@ -9,6 +9,11 @@
  * and bans the VM; parent and child keep their own data); a process
  * exiting with GPU work in flight; 4x VRAM through a mirror, verified by
  * checksum; and hostile binds.  Every test checks the svm_* counters too.
+ * Where the kernel migrates mirrored memory into VRAM (DEVICE_PRIVATE, the
+ * debug kernel; GET_PARAM says DRM_VGPU_SVM_VRAM): a GPU write lands in
+ * VRAM and a CPU read brings it back, checksummed; CPU touches while the
+ * GPU copies; fork and exit with pages in VRAM; 4x VRAM migrating through
+ * the one pool.  Those SKIP, with the reason, in system-memory mode.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -166,12 +171,36 @@ FIXTURE_TEARDOWN(svm)
 	vgpu_close(&self->dev);
 }
 
-TEST_F(svm, param_reports_system_memory_mode)
+/* Does the kernel migrate mirrored memory into VRAM? */
+static int svm_vram(struct vgpu_dev *dev)
 {
+	uint64_t v = 0;
+
+	return !vgpu_get_param(dev, DRM_VGPU_PARAM_SVM, &v) &&
+	       (v & DRM_VGPU_SVM_VRAM);
+}
+
+/* Why the tests of migration SKIP in system-memory mode. */
+#define NO_VRAM_MODE \
+	"SVM memory stays in system memory (the kernel has no DEVICE_PRIVATE)"
+
+/*
+ * The mode: mirrors always; VRAM exactly on the debug kernel (the only
+ * one with DEVICE_PRIVATE, vgpu-run exports VGPU_KERNEL into the guest).
+ */
+TEST_F(svm, param_reports_mode)
+{
+	const char *k = getenv("VGPU_KERNEL");
 	uint64_t v = ~0ull;
 
 	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_SVM, &v));
-	EXPECT_EQ(DRM_VGPU_SVM_MIRROR, v);
+	EXPECT_EQ(DRM_VGPU_SVM_MIRROR, v & DRM_VGPU_SVM_MIRROR);
+	EXPECT_EQ(0, v & ~(DRM_VGPU_SVM_MIRROR | DRM_VGPU_SVM_VRAM));
+	if (k && !strcmp(k, "debug")) {
+		EXPECT_EQ(DRM_VGPU_SVM_VRAM, v & DRM_VGPU_SVM_VRAM);
+	} else if (k && !strcmp(k, "debian")) {
+		EXPECT_EQ(0, v & DRM_VGPU_SVM_VRAM);
+	}
 }
 
 /* malloc: the GPU writes, the CPU reads; the CPU writes, the GPU reads. */
@@ -240,6 +269,8 @@ TEST_F(svm, munmap_then_gpu_access_cancels)
 	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
 	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 1));
 	EXPECT_TRUE(count_u32(a, size, 1));
+	/* The GPU has them again: in VRAM mode the CPU's read took them. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 1));
 	inv = ctr(&self->dev, "svm-invalidations");
 	ASSERT_EQ(0, munmap(a, size));
 	EXPECT_EQ(inv + 1, ctr(&self->dev, "svm-invalidations"));
@@ -622,10 +653,301 @@ TEST_F_TIMEOUT(svm, exit_with_work_in_flight, 120)
 	EXPECT_EQ(inv0 + 1, dev_ctr(&self->dev, "svm_invalidations"));
 }
 
-/* Four times VRAM of process memory, through one mirror. */
+/* ------------------------------------------ migration into VRAM --- */
+
+/*
+ * The CPU writes, the GPU reads (the pages migrate into VRAM), the GPU
+ * writes them in VRAM, checksums them there, and the CPU reads them back
+ * (migrate_to_ram): data intact both ways, bytes counted both ways.
+ */
+TEST_F_TIMEOUT(svm, migrate_to_vram_and_back, 300)
+{
+	uint64_t size = 8 * MiB, i, *p = anon(size), *sum = anon(PAGE);
+	uint64_t to_vram, to_sys, want;
+
+	if (!svm_vram(&self->dev))
+		SKIP(return, NO_VRAM_MODE);
+	ASSERT_TRUE(p && sum);
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(21, i);
+	want = vgpu_fnv1a64(p, size);
+	to_vram = ctr(&self->dev, "migrated-to-vram");
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	ASSERT_EQ(0, mirror(&self->dev, p, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, sum, PAGE, VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	/* The CPU's read of the sum brings its page back, not the data. */
+	EXPECT_EQ(want, *sum);
+	EXPECT_LE(to_vram + size, ctr(&self->dev, "migrated-to-vram"));
+
+	ASSERT_EQ(0, gpu_fill(&self->dev, p, size, 0x3c3c3c3c));
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	want = *sum;
+	/* No CPU access to p yet: nothing of it went back. */
+	EXPECT_GT(to_sys + size, dev_ctr(&self->dev, "bytes_to_system"));
+	EXPECT_TRUE(count_u32(p, size, 0x3c3c3c3c));
+	EXPECT_EQ(want, vgpu_fnv1a64(p, size));
+	EXPECT_LE(to_sys + size, dev_ctr(&self->dev, "bytes_to_system"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+	ASSERT_EQ(0, unmirror(&self->dev, p, size));
+	ASSERT_EQ(0, unmirror(&self->dev, sum, PAGE));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+	munmap(p, size);
+}
+
+struct cpu_reader {
+	const uint64_t *p;
+	uint64_t size;
+	volatile int stop;
+	unsigned int rounds, bad;
+};
+
+/* Read one word of each 64 KiB again and again: each read migrates back. */
+static void *cpu_read(void *arg)
+{
+	struct cpu_reader *r = arg;
+	uint64_t i;
+
+	while (!r->stop) {
+		for (i = 0; i < r->size / 8; i += 8192)
+			if (r->p[i] != pattern(23, i))
+				r->bad++;
+		r->rounds++;
+		usleep(2000);
+	}
+	return NULL;
+}
+
+/*
+ * A CPU thread keeps reading the source while the GPU copies it: each
+ * read takes its block back to system memory under the GPU's feet, the
+ * GPU's next access faults it back into VRAM; every copy is right.
+ */
+TEST_F_TIMEOUT(svm, cpu_touch_during_gpu_use, 300)
+{
+	uint64_t size = 4 * MiB, i, to_sys;
+	uint64_t *src = anon(size), *dst = anon(size);
+	struct cpu_reader r = { .size = size };
+	pthread_t th;
+	int n;
+
+	if (!svm_vram(&self->dev))
+		SKIP(return, NO_VRAM_MODE);
+	ASSERT_TRUE(src && dst);
+	for (i = 0; i < size / 8; i++)
+		src[i] = pattern(23, i);
+	ASSERT_EQ(0, mirror(&self->dev, src, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, dst, size, VGPU_MAP_RW));
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	r.p = src;
+	ASSERT_EQ(0, pthread_create(&th, NULL, cpu_read, &r));
+	for (n = 0; n < 10; n++) {
+		memset(dst, 0, size);
+		ASSERT_EQ(0, gpu_copy(&self->dev, src, dst, size)) TH_LOG("copy %d", n);
+		ASSERT_EQ(0, memcmp(src, dst, size)) TH_LOG("copy %d", n);
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_LT(0, r.rounds);
+	EXPECT_EQ(0, r.bad);
+	/* dst went back for every memcmp, src for the reader. */
+	EXPECT_LE(to_sys + 10 * size, dev_ctr(&self->dev, "bytes_to_system"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/* fork with the pages in VRAM: parent and child keep their own data. */
+TEST_F_TIMEOUT(svm, fork_after_migration, 120)
+{
+	uint64_t size = 2 * MiB, to_vram;
+	uint32_t *a = anon(size);
+	int status;
+	pid_t pid;
+
+	if (!svm_vram(&self->dev))
+		SKIP(return, NO_VRAM_MODE);
+	ASSERT_TRUE(a != NULL);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	to_vram = ctr(&self->dev, "migrated-to-vram");
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0xabababab));
+	EXPECT_LE(to_vram + size, ctr(&self->dev, "migrated-to-vram"));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* The child reads the device pages it shares, then writes. */
+		if (!count_u32(a, size, 0xabababab))
+			_exit(11);
+		memset(a, 0xcd, size);
+		_exit(count_u32(a, size, 0xcdcdcdcd) ? 0 : 12);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* The child's write is not ours; the GPU writes ours again. */
+	EXPECT_TRUE(count_u32(a, size, 0xabababab));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0xefefefef));
+	EXPECT_TRUE(count_u32(a, size, 0xefefefef));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * A process exits with its pages in VRAM: they are freed, not copied
+ * back, and the VRAM goes back to the pool.
+ */
+TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
+{
+	uint64_t size = 16 * MiB, used0, used = 0, to_sys;
+	char buf[32] = "";
+	int status, i;
+	pid_t pid;
+
+	if (!svm_vram(&self->dev))
+		SKIP(return, NO_VRAM_MODE);
+	ASSERT_EQ(0, vgpu_test_sysfs(self->dev.fd, "vram_used", NULL, buf,
+				     sizeof(buf)));
+	used0 = strtoull(buf, NULL, 0);
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct vgpu_dev dev;
+		char b[32] = "";
+		void *a = anon(size);
+
+		if (!a || vgpu_open(&dev) || mirror(&dev, a, size, VGPU_MAP_RW) ||
+		    gpu_fill(&dev, a, size, 0x5e5e5e5e))
+			_exit(1);
+		if (vgpu_test_sysfs(dev.fd, "vram_used", NULL, b, sizeof(b)) ||
+		    strtoull(b, NULL, 0) < used0 + size)
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, vgpu_test_sysfs(self->dev.fd, "vram_used", NULL,
+					     buf, sizeof(buf)));
+		used = strtoull(buf, NULL, 0);
+		if (used <= used0)
+			break;
+		usleep(50 * 1000);
+	}
+	EXPECT_EQ(used0, used);
+	EXPECT_EQ(to_sys, dev_ctr(&self->dev, "bytes_to_system"));
+}
+
+static uint64_t vm_to_vram(struct vgpu_dev *dev)
+{
+	struct drm_vgpu_query_paging pg;
+
+	return vgpu_query_paging(dev, &pg) ? ~0ull : pg.vm.bytes_to_vram;
+}
+
+/*
+ * PREFETCH on a mirror: VRAM migrates it (VRAM mode; system mode moves
+ * nothing) and, in both modes, maps it, so that the GPU's reads do not
+ * fault; SYSTEM brings it back.  The bytes are counted where QUERY_PAGING
+ * and fdinfo show them.
+ */
+TEST_F_TIMEOUT(svm, prefetch_mirror, 300)
+{
+	uint64_t size = 4 * MiB, i, *p = anon(size), *sum = anon(PAGE);
+	uint64_t moved = ~0ull, to_vram, pf, to_sys, faults, mapped, want;
+	int vram = svm_vram(&self->dev);
+
+	ASSERT_TRUE(p && sum);
+	for (i = 0; i < size / 8; i++)
+		p[i] = pattern(31, i);
+	want = vgpu_fnv1a64(p, size);
+	ASSERT_EQ(0, mirror(&self->dev, p, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, sum, PAGE, VGPU_MAP_RW));
+	to_vram = vm_to_vram(&self->dev);
+	pf = ctr(&self->dev, "prefetch-bytes");
+	mapped = ctr(&self->dev, "svm-pages-mapped");
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, (uintptr_t)p, size,
+				   VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(vram ? size : 0, moved);
+	EXPECT_EQ(to_vram + moved, vm_to_vram(&self->dev));
+	EXPECT_EQ(pf + moved, ctr(&self->dev, "prefetch-bytes"));
+	EXPECT_EQ(mapped + size / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+
+	/* Mapped already: only the sum's page faults. */
+	faults = ctr(&self->dev, "svm-faults");
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	EXPECT_GT(faults + 2, ctr(&self->dev, "svm-faults"));
+	EXPECT_EQ(want, *sum);
+
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, (uintptr_t)p, size,
+				   VGPU_PLACE_SYSTEM, &moved));
+	EXPECT_EQ(vram ? size : 0, moved);
+	EXPECT_LE(to_sys + moved, dev_ctr(&self->dev, "bytes_to_system"));
+	faults = ctr(&self->dev, "svm-faults");
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	EXPECT_GT(faults + 2, ctr(&self->dev, "svm-faults"));
+	EXPECT_EQ(want, *sum);
+	EXPECT_EQ(want, vgpu_fnv1a64(p, size));
+
+	/* Hostile: a range not all mapped, a bad placement. */
+	EXPECT_EQ(-ENOENT, vgpu_prefetch(&self->dev, (uintptr_t)p, size + 64 * MiB,
+					 VGPU_PLACE_VRAM, NULL));
+	EXPECT_EQ(-EINVAL, vgpu_prefetch(&self->dev, (uintptr_t)p, size,
+					 VGPU_PLACE_VRAM | VGPU_PLACE_SYSTEM, NULL));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * ADVISE PREFERRED_PLACEMENT system on a mirror: GPU faults leave the
+ * pages in system memory, pages already in VRAM come back at once; the
+ * advice VRAM lifts it.  In system mode nothing moves either way.
+ */
+TEST_F_TIMEOUT(svm, advise_system_keeps_mirror_in_system_memory, 300)
+{
+	uint64_t size = 2 * MiB, to_vram, to_sys;
+	char *a, *b;
+	int vram = svm_vram(&self->dev);
+
+	ASSERT_EQ(0, anon_pair(&self->dev, size, &a, &b));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				 VGPU_PLACE_SYSTEM));
+	to_vram = vm_to_vram(&self->dev);
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x61616161));
+	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+	EXPECT_TRUE(count_u32(a, size, 0x61616161));
+
+	/* Lifted: the next fault migrates (where the kernel can). */
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				 VGPU_PLACE_VRAM));
+	ASSERT_EQ(0, madvise(a, size, MADV_DONTNEED));
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x62626262));
+	EXPECT_EQ(to_vram + (vram ? size : 0), vm_to_vram(&self->dev));
+
+	/* b in VRAM, then advised system: it comes back now, not at a read. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, b, size, 0x63636363));
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)b, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				 VGPU_PLACE_SYSTEM));
+	EXPECT_EQ(to_sys + (vram ? size : 0), dev_ctr(&self->dev, "bytes_to_system"));
+	EXPECT_TRUE(count_u32(b, size, 0x63636363));
+	EXPECT_EQ(to_sys + (vram ? size : 0), dev_ctr(&self->dev, "bytes_to_system"));
+	EXPECT_TRUE(count_u32(a, size, 0x62626262));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * Four times VRAM of process memory, through one mirror; where it
+ * migrates, the pool evicts it to make room as it goes.
+ */
 TEST_F_TIMEOUT(svm, four_times_vram_checksum, 600)
 {
 	uint64_t vram, size, i, *sum = anon(PAGE), *p;
+	uint64_t to_vram = ctr(&self->dev, "migrated-to-vram");
+	uint64_t evicted = dev_ctr(&self->dev, "pool_evictions_svm");
 
 	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_VRAM_SIZE, &vram));
 	size = 4 * vram;
@@ -638,6 +960,11 @@ TEST_F_TIMEOUT(svm, four_times_vram_checksum, 600)
 	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
 	EXPECT_EQ(vgpu_fnv1a64(p, size), *sum);
 	EXPECT_LE(size / PAGE, ctr(&self->dev, "svm-pages-mapped"));
+	if (svm_vram(&self->dev)) {
+		EXPECT_LE(to_vram + size, ctr(&self->dev, "migrated-to-vram"));
+		EXPECT_LE(evicted + (size - vram) / (2 * MiB),
+			  dev_ctr(&self->dev, "pool_evictions_svm"));
+	}
 
 	/* And written by the GPU, all of it, read back by the CPU. */
 	ASSERT_EQ(0, gpu_fill(&self->dev, p, size, 0x0f0f0f0f));
@@ -649,5 +976,6 @@ TEST_F_TIMEOUT(svm, four_times_vram_checksum, 600)
 	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
 	munmap(p, size);
 }
+
 
 TEST_HARNESS_MAIN

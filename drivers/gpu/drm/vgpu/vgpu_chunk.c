@@ -1187,11 +1187,14 @@ static const struct vgpu_pool_unit_ops vgpu_chunk_unit_ops = {
 	.evict = vgpu_chunk_unit_evict,
 };
 
-/*
+/**
+ * vgpu_chunk_batch_kick() - submit a batch's queued copies before sleeping
+ * @cb: the fault thread's batch, or NULL
+ *
  * The fault thread is about to sleep on a lock that another thread may
  * hold while it waits for one of @cb's copies: submit them first.
  */
-static void vgpu_chunk_batch_kick(struct vgpu_chunk_batch *cb)
+void vgpu_chunk_batch_kick(struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_pool *pool;
 

@@ -49,6 +49,7 @@ void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev
 			   struct vgpu_vm *locked_vm);
 int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb);
 void vgpu_chunk_lock_vm(struct vgpu_vm *vm, struct vgpu_chunk_batch *cb);
+void vgpu_chunk_batch_kick(struct vgpu_chunk_batch *cb);
 int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 		     struct vgpu_chunk_batch *cb);
 int vgpu_chunk_place_range(struct vgpu_vm *vm, u64 va, u64 range,

@@ -32,6 +32,7 @@
 #include "vgpu_query.h"
 #include "vgpu_queue.h"
 #include "vgpu_reset.h"
+#include "vgpu_svm_dmem.h"
 #include "vgpu_sysfs.h"
 #include "vgpu_tlb.h"
 #include "vgpu_ttm.h"
@@ -349,6 +350,7 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		goto err_free_irq_vectors;
 
+	vgpu_svm_dmem_init(vdev);
 	vgpu_debugfs_register(vdev);
 	ret = drm_dev_register(drm, 0);
 	if (ret)
@@ -362,6 +364,7 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	return 0;
 
 err_hw_fini:
+	vgpu_svm_dmem_fini(vdev);
 	vgpu_hw_fini(vdev);
 err_free_irq_vectors:
 	pci_free_irq_vectors(pdev);
@@ -372,6 +375,8 @@ static void vgpu_remove(struct pci_dev *pdev)
 {
 	struct vgpu_device *vdev = pci_get_drvdata(pdev);
 
+	/* SVM memory leaves VRAM while the copy engine still runs. */
+	vgpu_svm_dmem_fini(vdev);
 	drm_dev_unplug(&vdev->drm);
 	vgpu_hw_fini(vdev);
 	/* Every job fence has signalled: deferred closes finish now. */

@@ -46,6 +46,8 @@
 /** VGPU_KERNEL_CONTEXTS - hardware contexts the kernel keeps (context 0) */
 #define VGPU_KERNEL_CONTEXTS	1
 
+struct vgpu_svm_dmem;
+
 extern const struct drm_gem_object_funcs vgpu_gem_funcs;
 
 /**
@@ -91,6 +93,8 @@ struct vgpu_tlb {
  *	device's counters were last reset (protected by &vgpu_ctx_mgr.lock).
  * @paging: demand paging: fault batching, prefetch tunables, counters.
  * @pool: all of VRAM under one eviction order (vgpu_pool.c).
+ * @dmem: VRAM as device-private pages for SVM memory (vgpu_svm_dmem.c),
+ *	or NULL: SVM memory stays in system memory.
  * @nr_queues: hardware queues in use.
  * @queues: the hardware queues.
  *
@@ -129,6 +133,7 @@ struct vgpu_device {
 	struct vgpu_migrate migrate;
 	struct vgpu_paging paging;
 	struct vgpu_pool pool;
+	struct vgpu_svm_dmem *dmem;
 	u32 nr_queues;
 	struct vgpu_queue queues[VGPU_NUM_QUEUES];
 };

@@ -6,6 +6,7 @@
 #include <linux/bitfield.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-array.h>
+#include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -591,6 +592,37 @@ int vgpu_migrate_batch_add_chunk(struct vgpu_migrate_batch *b,
 	if (!ret && atomic_add_unless(&b->vdev->migrate.fail_chunk_copies, -1, 0))
 		b->error = -EIO;
 	return ret;
+}
+
+/**
+ * vgpu_migrate_batch_add_page() - queue the copy of one page of process memory
+ * @b: batch
+ * @dma: DMA address of the system page, or %DMA_MAPPING_ERROR with
+ *	@to_vram to clear the VRAM page instead (a page the process never
+ *	touched)
+ * @vram: VRAM offset of the page
+ * @to_vram: copy the system page to VRAM (else VRAM to the system page)
+ *
+ * For SVM memory migrating to and from device-private pages
+ * (vgpu_svm_dmem.c); the caller keeps both pages in place until the
+ * batch's fence signals.
+ *
+ * Return: 0 (queued), or nothing queued and -EOPNOTSUPP when the engine
+ * cannot reach the page, -EINVAL, -ENOMEM.
+ */
+int vgpu_migrate_batch_add_page(struct vgpu_migrate_batch *b, dma_addr_t dma,
+				u64 vram, bool to_vram)
+{
+	struct vgpu_res_cursor sys, vc;
+
+	vgpu_res_cursor_init_linear(&vc, vram, PAGE_SIZE, true);
+	if (dma == DMA_MAPPING_ERROR)
+		return to_vram ? vgpu_migrate_queue_checked(b, NULL, &vc,
+							    PAGE_SIZE) : -EINVAL;
+	vgpu_res_cursor_init_linear(&sys, dma, PAGE_SIZE, false);
+	if (to_vram)
+		return vgpu_migrate_queue_checked(b, &sys, &vc, PAGE_SIZE);
+	return vgpu_migrate_queue_checked(b, &vc, &sys, PAGE_SIZE);
 }
 
 /**

@@ -96,6 +96,8 @@ void vgpu_migrate_batch_init(struct vgpu_migrate_batch *b,
 int vgpu_migrate_batch_add_chunk(struct vgpu_migrate_batch *b,
 				 struct ttm_buffer_object *tbo, u64 bo_offset,
 				 u64 size, u64 vram, bool to_vram);
+int vgpu_migrate_batch_add_page(struct vgpu_migrate_batch *b, dma_addr_t dma,
+				u64 vram, bool to_vram);
 struct dma_fence *vgpu_migrate_batch_fence(struct vgpu_migrate_batch *b);
 bool vgpu_migrate_batch_owns(struct vgpu_migrate_batch *b,
 			     struct dma_fence *fence);

@@ -29,6 +29,7 @@
 #include "vgpu_policy.h"
 #include "vgpu_prefetch.h"
 #include "vgpu_stats.h"
+#include "vgpu_svm.h"
 #include "vgpu_vm.h"
 
 /**
@@ -394,6 +395,10 @@ int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,
 	if (!ret)
 		ret = vgpu_chunk_place_range(vm, args->va, args->range,
 					     args->placement, &moved);
+	/* So do CPU-address mirrors. */
+	if (!ret)
+		ret = vgpu_svm_prefetch_range(vm, args->va, args->range,
+					      args->placement, &moved);
 out:
 	up_read(&vm->lock);
 	vgpu_file_vm_put(vm);
@@ -491,6 +496,10 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 	if (!ret)
 		ret = vgpu_chunk_advise_range(vm, args->va, args->range,
 					      args->advice, args->value, &moved);
+	/* CPU-address mirrors keep it per page. */
+	if (!ret)
+		ret = vgpu_svm_advise_range(vm, args->va, args->range,
+					    args->advice, args->value);
 out:
 	up_read(&vm->lock);
 	vgpu_file_vm_put(vm);

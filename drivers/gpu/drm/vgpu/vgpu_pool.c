@@ -24,9 +24,10 @@
  * unit kind supplies five operations (&struct vgpu_pool_unit_ops): read
  * its access counters, test and clear its ACCESSED bits, say whether it
  * holds VRAM in a range, evict it (contents kept), and optionally hear
- * that it was used.  Later clients
- * (a range of process memory mirrored for SVM, a VF's VRAM slice) are
- * more kinds, not more pools.  Kernel BOs (page tables, rings, the fault
+ * that it was used.  A chunk-sized block of process memory mirrored for
+ * SVM and migrated into device-private pages is a third kind
+ * (vgpu_svm_dmem.c); later clients (a VF's VRAM slice) are more kinds,
+ * not more pools.  Kernel BOs (page tables, rings, the fault
  * buffer) are pinned and are not units.
  *
  * The resident units sit in one &struct vgpu_evict_lru, ordered by the
@@ -400,6 +401,10 @@ static_assert(VGPU_STAT_POOL_EVICTIONS_CHUNK ==
 	      VGPU_STAT_POOL_EVICTIONS_BO + VGPU_POOL_CHUNK);
 static_assert(VGPU_STAT_POOL_BYTES_CHUNK ==
 	      VGPU_STAT_POOL_BYTES_BO + VGPU_POOL_CHUNK);
+static_assert(VGPU_STAT_POOL_EVICTIONS_SVM ==
+	      VGPU_STAT_POOL_EVICTIONS_BO + VGPU_POOL_SVM);
+static_assert(VGPU_STAT_POOL_BYTES_SVM ==
+	      VGPU_STAT_POOL_BYTES_BO + VGPU_POOL_SVM);
 
 static int vgpu_pool_evict_one(struct vgpu_pool *pool, struct vgpu_pool_unit *u)
 {

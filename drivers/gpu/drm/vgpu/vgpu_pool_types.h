@@ -21,16 +21,19 @@ struct vgpu_pool_unit;
  * @VGPU_POOL_BO: an ordinary BO's VRAM resource (vgpu_bo.c).
  * @VGPU_POOL_CHUNK: the VRAM copy of a chunk of a pageable BO
  *	(vgpu_chunk.c).
+ * @VGPU_POOL_SVM: a chunk-sized block of process memory migrated into
+ *	device-private pages (vgpu_svm_dmem.c).
  * @VGPU_POOL_KIND_NR: number of kinds.
  *
- * A later client (a range of process memory, a VF's VRAM slice) is one
- * more kind with its own &struct vgpu_pool_unit_ops, and one more line
- * after each ``POOL_*_CHUNK`` of the counter registry
- * (vgpu_stats_list.h), which counts per kind in this order.
+ * A later client (a VF's VRAM slice) is one more kind with its own
+ * &struct vgpu_pool_unit_ops, and one more line after each
+ * ``POOL_*_SVM`` of the counter registry (vgpu_stats_list.h), which
+ * counts per kind in this order.
  */
 enum vgpu_pool_kind {
 	VGPU_POOL_BO,
 	VGPU_POOL_CHUNK,
+	VGPU_POOL_SVM,
 	VGPU_POOL_KIND_NR
 };
 

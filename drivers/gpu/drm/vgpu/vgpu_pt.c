@@ -638,26 +638,29 @@ int vgpu_pt_map(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
 }
 
 /**
- * vgpu_pt_map_dma() - map system pages given by their DMA addresses
+ * vgpu_pt_map_dma() - map pages given by their device addresses
  * @up: batch, with vgpu_pt_pages_for_map() pages reserved
  * @root: the VM's root table
  * @va: start, 4 KiB aligned
  * @size: bytes, 4 KiB aligned
- * @dma: DMA address of each page of the range
+ * @dma: device address of each page of the range
+ * @vram: the addresses are VRAM offsets, else system DMA addresses
  * @pte_flags: %VGPU_PTE_READ / _WRITE / _EXEC
  *
- * For memory that is no BO's: the pages of a CPU-address mirror.
+ * For memory that is no BO's: the pages of a CPU-address mirror, in
+ * system memory or migrated into VRAM (device-private pages).
  *
  * Context: the VM's page-table lock held.
  */
 void vgpu_pt_map_dma(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
-		     u64 size, const dma_addr_t *dma, u64 pte_flags)
+		     u64 size, const dma_addr_t *dma, bool vram, u64 pte_flags)
 {
 	struct vgpu_res_cursor src;
 
-	vgpu_res_cursor_init_dma(&src, dma, size >> PAGE_SHIFT);
+	vgpu_res_cursor_init_dma(&src, dma, size >> PAGE_SHIFT, vram);
 	vgpu_pt_walk(VGPU_PT_OP_MAP, up, root, va, size, &src,
-		     pte_flags | VGPU_PTE_VALID | VGPU_PTE_SYSTEM, NULL, NULL);
+		     pte_flags | VGPU_PTE_VALID | (vram ? 0 : VGPU_PTE_SYSTEM),
+		     NULL, NULL);
 }
 
 /**

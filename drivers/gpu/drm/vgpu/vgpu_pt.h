@@ -128,7 +128,7 @@ int vgpu_pt_map(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
 		u64 size, struct ttm_buffer_object *tbo,
 		struct ttm_resource *res, u64 bo_offset, u64 pte_flags);
 void vgpu_pt_map_dma(struct vgpu_pt_update *up, struct vgpu_pt *root, u64 va,
-		     u64 size, const dma_addr_t *dma, u64 pte_flags);
+		     u64 size, const dma_addr_t *dma, bool vram, u64 pte_flags);
 void vgpu_pt_map_linear(struct vgpu_pt_update *up, struct vgpu_pt *root,
 			u64 va, u64 addr, u64 size, u64 pte_flags);
 unsigned int vgpu_pt_pages_for_linear_map(u64 va, u64 size);

@@ -83,7 +83,7 @@ int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 		args->value = VGPU_BO_MAX_SIZE;
 		break;
 	case DRM_VGPU_PARAM_SVM:
-		args->value = vgpu_svm_modes();
+		args->value = vgpu_svm_modes(vdev);
 		break;
 	default:
 		drm_dbg_driver(drm, "ioctl check failed: unknown param %u\n",

@@ -18,12 +18,12 @@
 /**
  * struct vgpu_res_cursor - walks the device addresses backing a BO
  * @vram: the resource is VRAM (addresses are VRAM offsets), else system
- *	memory (DMA addresses).
+ *	memory (DMA addresses).  With @dma too, @dma holds VRAM offsets.
  * @linear: a plain contiguous range, not a resource.
  * @cur: VRAM: position in the buddy blocks.
- * @dma: system: the pages' DMA addresses.
- * @page: system: current page.
- * @npages: system: pages of the BO.
+ * @dma: system, or an array of pages: the pages' device addresses.
+ * @page: system or array: current page.
+ * @npages: system or array: pages of the BO or array.
  * @addr: device address of the current position.
  * @contig: bytes contiguous in device memory from @addr (0 at the end);
  *	for system memory at most %VGPU_RES_CURSOR_SCAN.
@@ -48,7 +48,7 @@ static inline void vgpu_res_cursor_load(struct vgpu_res_cursor *c)
 
 	if (c->linear)
 		return;
-	if (c->vram) {
+	if (c->vram && !c->dma) {
 		c->addr = c->cur.start;
 		c->contig = c->cur.remaining;
 		return;
@@ -96,18 +96,21 @@ static inline int vgpu_res_cursor_init(struct vgpu_res_cursor *c,
 }
 
 /**
- * vgpu_res_cursor_init_dma() - walk an array of system pages instead
+ * vgpu_res_cursor_init_dma() - walk an array of pages instead
  * @c: cursor
- * @dma: DMA address of each page
+ * @dma: device address of each page
  * @npages: pages in @dma
+ * @vram: the addresses are VRAM offsets, else DMA addresses
  *
- * For memory that is not a BO's (a process's pages, CPU-address mirrors).
+ * For memory that is not a BO's (a process's pages, CPU-address mirrors,
+ * in system memory or migrated into VRAM).
  */
 static inline void vgpu_res_cursor_init_dma(struct vgpu_res_cursor *c,
 					    const dma_addr_t *dma,
-					    unsigned long npages)
+					    unsigned long npages, bool vram)
 {
 	memset(c, 0, sizeof(*c));
+	c->vram = vram;
 	c->dma = dma;
 	c->npages = npages;
 	vgpu_res_cursor_load(c);
@@ -142,7 +145,7 @@ static inline void vgpu_res_cursor_next(struct vgpu_res_cursor *c, u64 size)
 		c->contig -= size;
 		return;
 	}
-	if (c->vram)
+	if (c->vram && !c->dma)
 		vgpu_vram_cursor_next(&c->cur, size);
 	else
 		c->page += size >> PAGE_SHIFT;

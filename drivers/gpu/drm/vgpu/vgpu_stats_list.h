@@ -53,10 +53,10 @@
 	  "fault records the driver read and handled")			\
 	X(BYTES_TO_VRAM, bytes_to_vram, "migrated-to-vram", BYTES, DRIVER, \
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
-	  "moved into VRAM by the kernel (BOs and chunks)")		\
+	  "moved into VRAM by the kernel (BOs, chunks, SVM memory)")		\
 	X(BYTES_TO_SYSTEM, bytes_to_system, "migrated-to-system", BYTES, \
 	  DRIVER, VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,		\
-	  "moved out of VRAM by the kernel (BOs and chunks)")		\
+	  "moved out of VRAM by the kernel (BOs, chunks, SVM memory)")		\
 	X(EVICTIONS, evictions, "evictions", COUNT, DRIVER,		\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
 	  "BOs and chunks moved out of VRAM to make room")		\
@@ -167,12 +167,18 @@
 	X(POOL_EVICTIONS_CHUNK, pool_evictions_chunk, NULL, COUNT,	\
 	  DRIVER, VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,		\
 	  "chunks the VRAM pool evicted to make room")			\
+	X(POOL_EVICTIONS_SVM, pool_evictions_svm, NULL, COUNT,		\
+	  DRIVER, VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,		\
+	  "blocks of SVM memory the VRAM pool evicted to make room")	\
 	X(POOL_BYTES_BO, pool_bytes_bo, NULL, BYTES, DRIVER,		\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "VRAM of the BOs the pool evicted")				\
 	X(POOL_BYTES_CHUNK, pool_bytes_chunk, NULL, BYTES, DRIVER,	\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "VRAM of the chunks the pool evicted")			\
+	X(POOL_BYTES_SVM, pool_bytes_svm, NULL, BYTES, DRIVER,		\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "VRAM of the SVM blocks the pool evicted")			\
 	X(POOL_MAKE_ROOM, pool_make_room, NULL, COUNT, DRIVER,		\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "searches of the VRAM pool for a victim")			\

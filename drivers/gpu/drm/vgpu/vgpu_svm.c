@@ -19,6 +19,7 @@
 #include "vgpu_pt.h"
 #include "vgpu_stats.h"
 #include "vgpu_svm.h"
+#include "vgpu_svm_dmem.h"
 #include "vgpu_vm.h"
 
 /**
@@ -77,25 +78,42 @@
  * then zaps and unmaps what is left and frees the tables; an UNMAP that
  * cuts a mirror makes new, empty mirrors of the parts outside it.
  *
- * Only system memory is mirrored (%DRM_VGPU_SVM_MIRROR): Debian's kernel
- * has no DEVICE_PRIVATE, so process pages cannot migrate into VRAM.  With
- * it, a block would become the unit of migrate_vma into device-private
- * pages drawn from the one VRAM pool (vgpu_pool.c), as chunks of pageable
- * BOs are.
+ * Where the kernel has DEVICE_PRIVATE (%DRM_VGPU_SVM_VRAM), step 1 is
+ * preceded by a migration: the chunk around the faulting address, cut to
+ * the mirror, to the VMA and to the pages ADVISE does not keep in system
+ * memory, moves into device-private pages backed by the one VRAM pool
+ * ("SVM memory in VRAM", vgpu_svm_dmem.c).  hmm_range_fault() then hands
+ * those pages out as they are (``dev_private_owner``), and step 2 takes
+ * their VRAM offset instead of a DMA mapping (&vgpu_svm_block.vram): the
+ * walker writes VRAM leaves for them, system-memory leaves for the rest,
+ * one run at a time.  A write fault on device pages HMM reports
+ * read-only (shared after fork, or in a VMA made read-only) brings them
+ * back to system memory first, where the write faults as a CPU write
+ * would.  Without DEVICE_PRIVATE (Debian's kernel) everything stays in
+ * system memory (%DRM_VGPU_SVM_MIRROR only).
  *
- * Lock order: &vgpu_vm.lock (read, the fault; write, VM_BIND), the mm's
- * mmap lock (hmm_range_fault() only), &vgpu_svm_mirror.lock,
- * &vgpu_vm.pt_lock.
+ * PREFETCH and ADVISE PREFERRED_PLACEMENT work on mirrors as the uapi
+ * says (vgpu_svm_prefetch_range(), vgpu_svm_advise_range()): the advice is
+ * kept per page in the blocks (&vgpu_svm_block.prefer_system).
+ *
+ * Lock order: &vgpu_vm.lock (read, the fault, PREFETCH, ADVISE; write,
+ * VM_BIND), the mm's mmap lock (hmm_range_fault() and migrations),
+ * &vgpu_pool.lock (a migration's VRAM), &vgpu_svm_mirror.lock,
+ * &vgpu_vm.pt_lock.  Nothing takes the pool lock under a notifier lock:
+ * an eviction holds the pool lock while the core calls the notifier.
  */
 
 /**
  * vgpu_svm_modes() - what %DRM_VGPU_PARAM_SVM reports
+ * @vdev: vgpu device
  *
- * Return: %DRM_VGPU_SVM_MIRROR.
+ * Return: %DRM_VGPU_SVM_MIRROR, and %DRM_VGPU_SVM_VRAM where the kernel
+ * has DEVICE_PRIVATE and the device's VRAM got device-private pages.
  */
-u64 vgpu_svm_modes(void)
+u64 vgpu_svm_modes(struct vgpu_device *vdev)
 {
-	return DRM_VGPU_SVM_MIRROR;
+	return DRM_VGPU_SVM_MIRROR |
+	       (vgpu_svm_dmem_owner(vdev) ? DRM_VGPU_SVM_VRAM : 0);
 }
 
 static struct device *vgpu_svm_dev(struct vgpu_svm_mirror *m)
@@ -118,11 +136,13 @@ static unsigned int vgpu_svm_block_release(struct vgpu_svm_mirror *m,
 	unsigned int n = 0;
 
 	for_each_set_bit_from(s, b->mapped, e) {
-		dma_unmap_page(vgpu_svm_dev(m), b->dma[s], PAGE_SIZE,
-			       test_bit(s, b->writable) ? DMA_BIDIRECTIONAL :
-							  DMA_TO_DEVICE);
+		if (!test_bit(s, b->vram))
+			dma_unmap_page(vgpu_svm_dev(m), b->dma[s], PAGE_SIZE,
+				       test_bit(s, b->writable) ?
+				       DMA_BIDIRECTIONAL : DMA_TO_DEVICE);
 		__clear_bit(s, b->mapped);
 		__clear_bit(s, b->writable);
+		__clear_bit(s, b->vram);
 		n++;
 	}
 	return n;
@@ -193,13 +213,17 @@ static bool vgpu_svm_invalidate(struct mmu_interval_notifier *mni,
 						 notifier);
 	u64 start = max_t(u64, range->start, m->start);
 	u64 end = min_t(u64, range->end, m->end);
+	void *owner = vgpu_svm_dmem_owner(m->vm->vdev);
+	/* Our own migrations count as bytes moved, not as CPU changes. */
+	bool own = owner && range->event == MMU_NOTIFY_MIGRATE &&
+		   range->owner == owner;
 
 	/* The TLB invalidation sleeps: the OOM reaper must skip us. */
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	mutex_lock(&m->lock);
 	mmu_interval_set_seq(mni, cur_seq);
-	if (start < end && vgpu_svm_zap_locked(m, start, end))
+	if (start < end && vgpu_svm_zap_locked(m, start, end) && !own)
 		vgpu_stats_add(m->vm->vdev, m->vm, VGPU_STAT_SVM_INVALIDATIONS, 1);
 	mutex_unlock(&m->lock);
 	return true;
@@ -304,24 +328,40 @@ static enum dma_data_direction vgpu_svm_dma_dir(u64 pte_flags)
 	return pte_flags & VGPU_PTE_WRITE ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 }
 
+/* Undo vgpu_svm_dma_map() for the first @n pages. */
 static void vgpu_svm_dma_unmap(struct vgpu_svm_mirror *m, dma_addr_t *dma,
-			       unsigned long n, enum dma_data_direction dir)
+			       const unsigned long *vram, unsigned long n,
+			       enum dma_data_direction dir)
 {
 	while (n--)
-		dma_unmap_page(vgpu_svm_dev(m), dma[n], PAGE_SIZE, dir);
+		if (!test_bit(n, vram))
+			dma_unmap_page(vgpu_svm_dev(m), dma[n], PAGE_SIZE, dir);
 }
 
+/*
+ * The device address of each page HMM returned into @dma: our device
+ * pages (set in @vram) are VRAM and need no DMA mapping.
+ */
 static int vgpu_svm_dma_map(struct vgpu_svm_mirror *m,
 			    const unsigned long *pfns, dma_addr_t *dma,
-			    unsigned long n, enum dma_data_direction dir)
+			    unsigned long *vram, unsigned long n,
+			    enum dma_data_direction dir)
 {
 	unsigned long i;
+	u64 offset;
 
+	bitmap_zero(vram, VGPU_SVM_BLOCK_PAGES);
 	for (i = 0; i < n; i++) {
-		dma[i] = dma_map_page(vgpu_svm_dev(m), hmm_pfn_to_page(pfns[i]),
-				      0, PAGE_SIZE, dir);
+		struct page *page = hmm_pfn_to_page(pfns[i]);
+
+		if (vgpu_svm_dmem_vram(m->vm->vdev, page, &offset)) {
+			dma[i] = offset;
+			__set_bit(i, vram);
+			continue;
+		}
+		dma[i] = dma_map_page(vgpu_svm_dev(m), page, 0, PAGE_SIZE, dir);
 		if (dma_mapping_error(vgpu_svm_dev(m), dma[i])) {
-			vgpu_svm_dma_unmap(m, dma, i, dir);
+			vgpu_svm_dma_unmap(m, dma, vram, i, dir);
 			return -ENOMEM;
 		}
 	}
@@ -344,6 +384,7 @@ static int vgpu_svm_hmm_fault(struct vgpu_svm_mirror *m, struct mm_struct *mm,
 	struct hmm_range range = {
 		.notifier = &m->notifier,
 		.hmm_pfns = pfns,
+		.dev_private_owner = vgpu_svm_dmem_owner(m->vm->vdev),
 		.default_flags = HMM_PFN_REQ_FAULT |
 				 (write ? HMM_PFN_REQ_WRITE : 0),
 	};
@@ -371,6 +412,15 @@ static int vgpu_svm_hmm_fault(struct vgpu_svm_mirror *m, struct mm_struct *mm,
 	return ret;
 }
 
+/* Does HMM allow writing every one of the @n pages? */
+static bool vgpu_svm_pfns_writable(const unsigned long *pfns, unsigned long n)
+{
+	while (n--)
+		if (!(pfns[n] & HMM_PFN_WRITE))
+			return false;
+	return true;
+}
+
 /*
  * Map the pages [@start, @end) of block @b, @dma their new DMA addresses,
  * unless the notifier's sequence moved past @seq.  The pages the block
@@ -380,12 +430,12 @@ static int vgpu_svm_hmm_fault(struct vgpu_svm_mirror *m, struct mm_struct *mm,
  */
 static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 			   struct vgpu_pt_update *up, u64 start, u64 end,
-			   const dma_addr_t *dma, u64 pte_flags,
-			   unsigned long seq)
+			   const dma_addr_t *dma, const unsigned long *vram,
+			   u64 pte_flags, unsigned long seq)
 {
 	struct vgpu_vm *vm = m->vm;
 	unsigned long idx = start >> VGPU_SVM_BLOCK_SHIFT;
-	unsigned int s, e, i;
+	unsigned int s, e, i, run, n = (end - start) >> PAGE_SHIFT;
 
 	vgpu_svm_block_span(idx, start, end, &s, &e);
 	mutex_lock(&m->lock);
@@ -397,7 +447,16 @@ static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 	if (vgpu_svm_block_mapped(b, s, e))
 		vgpu_pt_walk(VGPU_PT_OP_ZAP, up, vm->root, start, end - start,
 			     NULL, 0, NULL, NULL);
-	vgpu_pt_map_dma(up, vm->root, start, end - start, dma, pte_flags);
+	/* Runs of pages in one aperture, VRAM or system memory. */
+	for (i = 0; i < n; i = run) {
+		bool in_vram = test_bit(i, vram);
+
+		run = in_vram ? find_next_zero_bit(vram, n, i) :
+				find_next_bit(vram, n, i);
+		vgpu_pt_map_dma(up, vm->root, start + ((u64)i << PAGE_SHIFT),
+				(u64)(run - i) << PAGE_SHIFT, dma + i, in_vram,
+				pte_flags);
+	}
 	vgpu_vm_pt_commit_locked(vm, up);
 	mutex_unlock(&vm->pt_lock);
 	/* The TLB no longer holds the old pages: their DMA can go. */
@@ -406,6 +465,8 @@ static int vgpu_svm_commit(struct vgpu_svm_mirror *m, struct vgpu_svm_block *b,
 	for (i = s; i < e; i++) {
 		b->dma[i] = dma[i - s];
 		__set_bit(i, b->mapped);
+		if (test_bit(i - s, vram))
+			__set_bit(i, b->vram);
 		if (pte_flags & VGPU_PTE_WRITE)
 			__set_bit(i, b->writable);
 	}
@@ -426,29 +487,74 @@ static void vgpu_svm_narrow(struct vgpu_svm_mirror *m, u64 va, u64 *start,
 	*end = min(round_down(va, span) + span, m->end);
 }
 
-/* Resolve a fault at @va in mirror @m; a write fault if @write. */
+/*
+ * Where a fault at @va may migrate, inside [@lo, @hi): the run of pages
+ * around it that no advice keeps in system memory.  False if its own
+ * page is advised so.
+ */
+static bool vgpu_svm_migrate_bounds(struct vgpu_svm_mirror *m, u64 va,
+				    u64 *lo, u64 *hi)
+{
+	unsigned long idx = va >> VGPU_SVM_BLOCK_SHIFT;
+	u64 bs = (u64)idx << VGPU_SVM_BLOCK_SHIFT;
+	unsigned int pg = (va - bs) >> PAGE_SHIFT, prev, next;
+	struct vgpu_svm_block *b = xa_load(&m->blocks, idx);
+	bool ok = true;
+
+	if (!b)
+		return true;
+	mutex_lock(&m->lock);
+	if (test_bit(pg, b->prefer_system)) {
+		ok = false;
+	} else {
+		prev = find_last_bit(b->prefer_system, pg);
+		next = find_next_bit(b->prefer_system, VGPU_SVM_BLOCK_PAGES, pg);
+		if (prev < pg)
+			*lo = max(*lo, bs + ((u64)(prev + 1) << PAGE_SHIFT));
+		*hi = min(*hi, bs + ((u64)next << PAGE_SHIFT));
+	}
+	mutex_unlock(&m->lock);
+	return ok;
+}
+
+/*
+ * Resolve a fault at @va in mirror @m, a write fault if @write, mapping
+ * at most the block of @va cut to [@lo, @hi).  A GPU fault (@prefetch
+ * false) first migrates where the kernel can; PREFETCH has done so.
+ */
 static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
-				 bool write, struct vgpu_chunk_fault *f)
+				 bool write, struct vgpu_chunk_fault *f,
+				 struct vgpu_chunk_batch *cb, u64 lo, u64 hi,
+				 bool prefetch)
 {
 	struct vgpu_vm *vm = m->vm;
 	u64 base = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT);
-	u64 bstart = max(base, m->start);
-	u64 bend = min(base + (1ull << VGPU_SVM_BLOCK_SHIFT), m->end);
+	u64 bstart = max(base, lo);
+	u64 bend = min(base + (1ull << VGPU_SVM_BLOCK_SHIFT), hi);
+	u64 moved = 0;
 	u64 pte_flags = (VGPU_PTE_READ | (write ? VGPU_PTE_WRITE : 0)) &
 			m->pte_flags;
 	enum dma_data_direction dir = vgpu_svm_dma_dir(pte_flags);
-	unsigned long timeout = jiffies +
-				msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	struct mm_struct *mm = vm->mm;
 	struct vgpu_svm_block *b;
+	DECLARE_BITMAP(vram, VGPU_SVM_BLOCK_PAGES);
 	struct vgpu_pt_update up;
-	unsigned long *pfns, seq, n;
+	unsigned long *pfns, seq, n, timeout;
 	dma_addr_t *dma;
 	u64 start, end;
 	int ret;
 
-	if (!vm->root || !mmget_not_zero(mm))
+	/* PREFETCH may come before the first job gave the VM its root. */
+	if ((!prefetch && !vm->root) || !mmget_not_zero(mm))
 		return -EFAULT;	/* the process is gone */
+	/* Into VRAM first where the kernel can; the CPU's view then changed. */
+	if (!prefetch && vgpu_svm_dmem_owner(vm->vdev) &&
+	    vgpu_svm_migrate_bounds(m, va, &lo, &hi)) {
+		vgpu_chunk_batch_kick(cb);
+		moved = vgpu_svm_dmem_migrate(vm, va, lo, hi);
+	}
+	/* The second for the CPU's changes starts after the copies. */
+	timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
 	b = vgpu_svm_block_get(m, va);
 	pfns = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*pfns), GFP_KERNEL);
 	dma = kmalloc_array(VGPU_SVM_BLOCK_PAGES, sizeof(*dma), GFP_KERNEL);
@@ -457,6 +563,8 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 	/* No 2 MiB or 1 GiB leaves: see the DOC. */
 	up.caps &= VGPU_CAPS_PAGE_64K;
 	/* Tables before any lock: reserving may allocate VRAM. */
+	if (!ret && prefetch)
+		ret = vgpu_vm_root_prepare(vm, &up);
 	if (!ret)
 		ret = vgpu_vm_pt_reserve(vm, &up, vgpu_pt_pages_for_map(bstart,
 									bend - bstart));
@@ -469,12 +577,25 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 		if (ret)
 			break;
 		n = (end - start) >> PAGE_SHIFT;
-		ret = vgpu_svm_dma_map(m, pfns, dma, n, dir);
+		/*
+		 * HMM hands our device pages out as they are: read-only ones
+		 * (shared after fork, or in a VMA made read-only) come back to
+		 * system memory first, where the write faults as the CPU's
+		 * would (copy-on-write, or -EPERM).
+		 */
+		if (write && !vgpu_svm_pfns_writable(pfns, n)) {
+			s64 moved = vgpu_svm_dmem_to_system(vm, start, end);
+
+			ret = moved < 0 ? moved : 0;
+			continue;
+		}
+		ret = vgpu_svm_dma_map(m, pfns, dma, vram, n, dir);
 		if (ret)
 			break;
-		ret = vgpu_svm_commit(m, b, &up, start, end, dma, pte_flags, seq);
+		ret = vgpu_svm_commit(m, b, &up, start, end, dma, vram,
+				      pte_flags, seq);
 		if (ret == -EAGAIN) {
-			vgpu_svm_dma_unmap(m, dma, n, dir);
+			vgpu_svm_dma_unmap(m, dma, vram, n, dir);
 			/*
 			 * The CPU changed the range meanwhile: try again with
 			 * less, down to the faulting page, so that a fault
@@ -484,9 +605,11 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 			ret = 0;
 			continue;
 		}
-		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_FAULTS, 1);
+		if (!prefetch)
+			vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_FAULTS, 1);
 		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_PAGES_MAPPED, n);
-		f->res = VGPU_FAULT_RES_MAPPED_SYSTEM;
+		f->res = moved ? VGPU_FAULT_RES_MIGRATED :
+				 VGPU_FAULT_RES_MAPPED_SYSTEM;
 		f->map_start = start;
 		f->map_end = end;
 		f->writable = write;
@@ -538,7 +661,188 @@ int vgpu_svm_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 		 (write && !(vma->mirror->pte_flags & VGPU_PTE_WRITE)))
 		ret = -EACCES;
 	else
-		ret = vgpu_svm_mirror_fault(vma->mirror, f->va, write, f);
+		ret = vgpu_svm_mirror_fault(vma->mirror, f->va, write, f, cb,
+					    vma->mirror->start, vma->mirror->end,
+					    false);
 	up_read(&vm->lock);
+	return ret;
+}
+
+/* Where the next part of [@va, @end) with a CPU mapping starts, past @va. */
+static u64 vgpu_svm_next_vma(struct mm_struct *mm, u64 va, u64 end)
+{
+	struct vm_area_struct *vma;
+	u64 next = end;
+
+	mmap_read_lock(mm);
+	vma = find_vma(mm, va);
+	if (vma)
+		next = vma->vm_start > va ? vma->vm_start : vma->vm_end;
+	mmap_read_unlock(mm);
+	return clamp(next, va + PAGE_SIZE, end);
+}
+
+/*
+ * PREFETCH of [@start, @end) of mirror @m: migrate (VRAM mode), then map
+ * what the CPU has there, read-only as a read fault would; parts without
+ * a CPU mapping HMM can hand out are left alone.
+ */
+static int vgpu_svm_mirror_prefetch(struct vgpu_svm_mirror *m, u64 start,
+				    u64 end, u32 placement, u64 *moved)
+{
+	struct vgpu_vm *vm = m->vm;
+	u64 va, lo, hi, step = 1ull << vm->vdev->paging.chunk_shift;
+	s64 back;
+	int ret = 0;
+
+	if (!mmget_not_zero(vm->mm))
+		return 0;	/* the process is gone: nothing to place */
+	if (placement == DRM_VGPU_PLACE_VRAM && vgpu_svm_dmem_owner(vm->vdev)) {
+		for (va = start; va < end; va = round_down(va, step) + step) {
+			lo = start;
+			hi = end;
+			if (vgpu_svm_migrate_bounds(m, va, &lo, &hi))
+				*moved += vgpu_svm_dmem_migrate(vm, va, lo, hi);
+		}
+	} else if (placement == DRM_VGPU_PLACE_SYSTEM) {
+		back = vgpu_svm_dmem_to_system(vm, start, end);
+		if (back < 0)
+			ret = back;
+		else
+			*moved += back;
+	}
+	for (va = start; !ret && va < end;) {
+		struct vgpu_chunk_fault f = {};
+
+		ret = vgpu_svm_mirror_fault(m, va, false, &f, NULL, start, end,
+					    true);
+		if (!ret) {
+			va = f.map_end;
+		} else if (ret == -EFAULT) {
+			ret = 0;
+			va = vgpu_svm_next_vma(vm->mm, va, end);
+		}
+	}
+	mmput(vm->mm);
+	return ret;
+}
+
+/**
+ * vgpu_svm_prefetch_range() - PREFETCH the mirrors in a VA range
+ * @vm: VM
+ * @va: start of the range
+ * @range: bytes
+ * @placement: %DRM_VGPU_PLACE_VRAM or %DRM_VGPU_PLACE_SYSTEM
+ * @moved: bytes moved are added here
+ *
+ * VRAM: where the kernel migrates (%DRM_VGPU_SVM_VRAM), each chunk of the
+ * range not advised to stay in system memory moves into VRAM; SYSTEM: the
+ * pages in VRAM come back.  Then, in both modes, the GPU mapping of the
+ * range is populated (read-only, as by read faults), so the GPU's next
+ * reads do not fault.  Other mappings in the range are not looked at.
+ *
+ * Context: &vgpu_vm.lock held (read); takes the mm's mmap lock and the
+ * pool lock.
+ * Return: 0, or -ENOMEM, -ENOSPC, -EIO.
+ */
+int vgpu_svm_prefetch_range(struct vgpu_vm *vm, u64 va, u64 range,
+			    u32 placement, u64 *moved)
+{
+	struct drm_gpuva *gva;
+	u64 before = *moved;
+	int ret = 0;
+
+	lockdep_assert_held(&vm->lock);
+	if (!vm->mm)
+		return 0;
+	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, va + range) {
+		struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
+
+		if (!vma->mirror)
+			continue;
+		ret = vgpu_svm_mirror_prefetch(vma->mirror,
+					       max(va, gva->va.addr),
+					       min(va + range,
+						   gva->va.addr + gva->va.range),
+					       placement, moved);
+		if (ret)
+			break;
+	}
+	if (placement == DRM_VGPU_PLACE_VRAM)
+		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_PREFETCH_BYTES,
+			       *moved - before);
+	return ret;
+}
+
+/* Record (or clear) the advice to keep [@start, @end) of @m in system memory. */
+static int vgpu_svm_mirror_advise(struct vgpu_svm_mirror *m, u64 start,
+				  u64 end, bool system)
+{
+	struct vgpu_svm_block *b;
+	unsigned int s, e;
+	u64 va;
+
+	for (va = start; va < end;
+	     va = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT) +
+		  (1ull << VGPU_SVM_BLOCK_SHIFT)) {
+		b = vgpu_svm_block_get(m, va);
+		if (IS_ERR(b))
+			return PTR_ERR(b);
+		vgpu_svm_block_span(va >> VGPU_SVM_BLOCK_SHIFT, start, end,
+				    &s, &e);
+		mutex_lock(&m->lock);
+		if (system)
+			bitmap_set(b->prefer_system, s, e - s);
+		else
+			bitmap_clear(b->prefer_system, s, e - s);
+		mutex_unlock(&m->lock);
+	}
+	if (!system || !mmget_not_zero(m->vm->mm))
+		return 0;
+	/* Kept in system memory from now on: what is in VRAM comes back. */
+	vgpu_svm_dmem_to_system(m->vm, start, end);
+	mmput(m->vm->mm);
+	return 0;
+}
+
+/**
+ * vgpu_svm_advise_range() - ADVISE the mirrors in a VA range
+ * @vm: VM
+ * @va: start of the range
+ * @range: bytes
+ * @advice: ``DRM_VGPU_ADVICE_*``
+ * @value: its value
+ *
+ * Only %DRM_VGPU_ADVICE_PREFERRED_PLACEMENT acts on mirrors: system memory
+ * keeps the pages of the range there (GPU faults map them in system
+ * memory, pages in VRAM come back now); VRAM or 0 clears that.  The
+ * advice is kept per page of the mirror, and goes with it (an UNMAP
+ * cutting the mirror drops it).  The other advice is accepted and does
+ * nothing on mirrors.
+ *
+ * Context: &vgpu_vm.lock held (read).
+ * Return: 0 or -ENOMEM.
+ */
+int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
+			  u64 value)
+{
+	struct drm_gpuva *gva;
+	int ret = 0;
+
+	lockdep_assert_held(&vm->lock);
+	if (!vm->mm || advice != DRM_VGPU_ADVICE_PREFERRED_PLACEMENT)
+		return 0;
+	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, va + range) {
+		struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
+
+		if (!vma->mirror)
+			continue;
+		ret = vgpu_svm_mirror_advise(vma->mirror, max(va, gva->va.addr),
+					     min(va + range,
+						 gva->va.addr + gva->va.range),
+					     value == DRM_VGPU_PLACE_SYSTEM);
+		if (ret)
+			break;
+	}
 	return ret;
 }

@@ -11,13 +11,18 @@
 
 struct vgpu_chunk_batch;
 struct vgpu_chunk_fault;
+struct vgpu_device;
 struct vgpu_vm;
 
-u64 vgpu_svm_modes(void);
+u64 vgpu_svm_modes(struct vgpu_device *vdev);
 struct vgpu_svm_mirror *vgpu_svm_mirror_create(struct vgpu_vm *vm, u64 start,
 					       u64 size, u64 pte_flags);
 void vgpu_svm_mirror_destroy(struct vgpu_svm_mirror *m);
 int vgpu_svm_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 		   struct vgpu_chunk_batch *cb);
+int vgpu_svm_prefetch_range(struct vgpu_vm *vm, u64 va, u64 range,
+			    u32 placement, u64 *moved);
+int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
+			  u64 value);
 
 #endif /* __VGPU_SVM_H__ */

@@ -24,14 +24,22 @@ struct vgpu_vm;
  * @writable: pages of @mapped mapped writable, DMA-mapped
  *	%DMA_BIDIRECTIONAL; the others are %DMA_TO_DEVICE (the device only
  *	reads them: the shared zero page, say, may be mapped many times).
- * @dma: DMA address of each page in @mapped.
+ * @vram: pages of @mapped that are device-private pages in VRAM
+ *	(vgpu_svm_dmem.c): @dma holds their VRAM offset and nothing is DMA
+ *	mapped for them.
+ * @prefer_system: pages advised PREFERRED_PLACEMENT system (ADVISE):
+ *	a GPU fault does not migrate them into VRAM.
+ * @dma: DMA address (VRAM offset for @vram) of each page in @mapped.
  *
- * Created by the first GPU fault in the block, freed with the mirror.
+ * Created by the first GPU fault, PREFETCH or ADVISE in the block, freed
+ * with the mirror.
  * Protected by &vgpu_svm_mirror.lock.
  */
 struct vgpu_svm_block {
 	DECLARE_BITMAP(mapped, VGPU_SVM_BLOCK_PAGES);
 	DECLARE_BITMAP(writable, VGPU_SVM_BLOCK_PAGES);
+	DECLARE_BITMAP(vram, VGPU_SVM_BLOCK_PAGES);
+	DECLARE_BITMAP(prefer_system, VGPU_SVM_BLOCK_PAGES);
 	dma_addr_t dma[VGPU_SVM_BLOCK_PAGES];
 };
 
@@ -50,7 +58,8 @@ struct vgpu_svm_block {
  *	Nothing allocates memory under it (the invalidation may run in
  *	reclaim).  Taken before &vgpu_vm.pt_lock.
  * @blocks: &struct vgpu_svm_block by VA >> %VGPU_SVM_BLOCK_SHIFT; inserted
- *	by the fault thread, under &vgpu_vm.lock.
+ *	(xa_cmpxchg()) by the fault thread, PREFETCH and ADVISE, under
+ *	&vgpu_vm.lock (read).
  */
 struct vgpu_svm_mirror {
 	struct vgpu_vm *vm;

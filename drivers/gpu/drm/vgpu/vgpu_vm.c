@@ -168,12 +168,15 @@ int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 	return vgpu_vm_pt_reserve_any(up, n);
 }
 
-/*
- * Allocate the root table if the VM has none yet.
+/**
+ * vgpu_vm_root_prepare() - allocate the root table if the VM has none yet
+ * @vm: VM
+ * @up: batch the root's page is reserved in
  *
  * Context: &vgpu_vm.pt_lock not held.
+ * Return: 0, or the error of vgpu_vm_pt_reserve().
  */
-static int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up)
+int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up)
 {
 	int ret;
 
@@ -1177,7 +1180,7 @@ out:
 static int vgpu_vm_check_mirror(struct drm_device *drm, struct vgpu_vm *vm,
 				const struct drm_vgpu_vm_bind_op *op)
 {
-	if (VGPU_IOCTL_DBG(drm, !vgpu_svm_modes()))
+	if (VGPU_IOCTL_DBG(drm, !vgpu_svm_modes(vm->vdev)))
 		return -EOPNOTSUPP;
 	if (VGPU_IOCTL_DBG(drm, op->handle || op->bo_offset) ||
 	    VGPU_IOCTL_DBG(drm, !(op->flags & DRM_VGPU_VM_BIND_READ) ||

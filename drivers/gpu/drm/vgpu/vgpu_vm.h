@@ -75,6 +75,7 @@ int vgpu_vm_rebind(struct vgpu_vm *vm);
 void vgpu_vm_bo_move(struct vgpu_bo *bo, struct ttm_resource *new_mem);
 bool vgpu_vm_pt_over_limit(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 			   unsigned int n);
+int vgpu_vm_root_prepare(struct vgpu_vm *vm, struct vgpu_pt_update *up);
 int vgpu_vm_pt_reserve(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 		       unsigned int n);
 int vgpu_vm_map_kernel(struct vgpu_vm *vm, u64 va, u64 addr, u64 size,
