@@ -1133,12 +1133,11 @@ struct drm_vgpu_prefetch {
  * is mapped again before the next job: for it, READ_MOSTLY and
  * ACCESSED_BY are accepted and checked but change nothing.
  *
- * CPU-address mirrors keep PREFERRED_PLACEMENT per page of the mirror:
- * %DRM_VGPU_PLACE_SYSTEM keeps those pages in system memory (GPU faults
- * map them there and, with %DRM_VGPU_SVM_VRAM, the pages already in VRAM
- * come back at once); %DRM_VGPU_PLACE_VRAM or 0 lifts it (the next fault
- * migrates again).  An UNMAP cutting a mirror drops the hint of the parts
- * it leaves.  READ_MOSTLY and ACCESSED_BY are accepted on mirrors and
+ * On CPU-address mirrors, PREFERRED_PLACEMENT %DRM_VGPU_PLACE_SYSTEM
+ * keeps the pages of the range in system memory (GPU faults map them
+ * there and, with %DRM_VGPU_SVM_VRAM, the pages already in VRAM come back
+ * at once); %DRM_VGPU_PLACE_VRAM or 0 lifts it (the next fault migrates
+ * again).  READ_MOSTLY and ACCESSED_BY are accepted on mirrors and
  * change nothing.
  */
 enum drm_vgpu_advice {

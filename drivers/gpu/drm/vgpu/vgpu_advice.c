@@ -135,3 +135,40 @@ u32 vgpu_advice_get(struct vgpu_vm *vm, u64 va, u64 range)
 	mutex_unlock(&vm->advice_lock);
 	return bits;
 }
+
+/**
+ * vgpu_advice_bounds() - the run around a VA that has none of some hints
+ * @vm: VM
+ * @va: the address
+ * @bits: ``VGPU_ADVICE_*`` bits
+ * @lo: in: the start of the run to consider; out: where the run starts
+ * @hi: in: its end (exclusive); out: where the run ends
+ *
+ * Return: false if @va itself has one of @bits; else true, with
+ * [@lo, @hi) narrowed to the pages around @va that have none of them.
+ */
+bool vgpu_advice_bounds(struct vgpu_vm *vm, u64 va, u32 bits, u64 *lo, u64 *hi)
+{
+	MA_STATE(mas, &vm->advice, *lo, *lo);
+	bool ok = true;
+	void *entry;
+
+	if (*lo >= *hi)
+		return true;
+	mutex_lock(&vm->advice_lock);
+	mas_for_each(&mas, entry, *hi - 1) {
+		if (!(xa_to_value(entry) & bits))
+			continue;
+		if (mas.last < va) {
+			*lo = max_t(u64, *lo, mas.last + 1);
+		} else if (mas.index > va) {
+			*hi = min_t(u64, *hi, mas.index);
+			break;
+		} else {
+			ok = false;
+			break;
+		}
+	}
+	mutex_unlock(&vm->advice_lock);
+	return ok;
+}

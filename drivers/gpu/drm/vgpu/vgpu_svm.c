@@ -14,6 +14,7 @@
 #include <drm/vgpu_drm.h>
 
 #include "vgpu_chunk.h"
+#include "vgpu_advice.h"
 #include "vgpu_drv.h"
 #include "vgpu_fault_log.h"
 #include "vgpu_pt.h"
@@ -94,7 +95,8 @@
  *
  * PREFETCH and ADVISE PREFERRED_PLACEMENT work on mirrors as the uapi
  * says (vgpu_svm_prefetch_range(), vgpu_svm_advise_range()): the advice is
- * kept per page in the blocks (&vgpu_svm_block.prefer_system).
+ * the VM's, per VA range ("ADVISE hints per VA range"), and goes with the
+ * range when it is unmapped.
  *
  * Lock order: &vgpu_vm.lock (read, the fault, PREFETCH, ADVISE; write,
  * VM_BIND), the mm's mmap lock (hmm_range_fault() and migrations),
@@ -489,32 +491,13 @@ static void vgpu_svm_narrow(struct vgpu_svm_mirror *m, u64 va, u64 *start,
 
 /*
  * Where a fault at @va may migrate, inside [@lo, @hi): the run of pages
- * around it that no advice keeps in system memory.  False if its own
- * page is advised so.
+ * around it that no advice keeps in system memory ("ADVISE hints per VA
+ * range").  False if its own page is advised so.
  */
 static bool vgpu_svm_migrate_bounds(struct vgpu_svm_mirror *m, u64 va,
 				    u64 *lo, u64 *hi)
 {
-	unsigned long idx = va >> VGPU_SVM_BLOCK_SHIFT;
-	u64 bs = (u64)idx << VGPU_SVM_BLOCK_SHIFT;
-	unsigned int pg = (va - bs) >> PAGE_SHIFT, prev, next;
-	struct vgpu_svm_block *b = xa_load(&m->blocks, idx);
-	bool ok = true;
-
-	if (!b)
-		return true;
-	mutex_lock(&m->lock);
-	if (test_bit(pg, b->prefer_system)) {
-		ok = false;
-	} else {
-		prev = find_last_bit(b->prefer_system, pg);
-		next = find_next_bit(b->prefer_system, VGPU_SVM_BLOCK_PAGES, pg);
-		if (prev < pg)
-			*lo = max(*lo, bs + ((u64)(prev + 1) << PAGE_SHIFT));
-		*hi = min(*hi, bs + ((u64)next << PAGE_SHIFT));
-	}
-	mutex_unlock(&m->lock);
-	return ok;
+	return vgpu_advice_bounds(m->vm, va, VGPU_ADVICE_PREF_SYSTEM, lo, hi);
 }
 
 /*
@@ -774,35 +757,14 @@ int vgpu_svm_prefetch_range(struct vgpu_vm *vm, u64 va, u64 range,
 	return ret;
 }
 
-/* Record (or clear) the advice to keep [@start, @end) of @m in system memory. */
-static int vgpu_svm_mirror_advise(struct vgpu_svm_mirror *m, u64 start,
-				  u64 end, bool system)
+/* [@start, @end) of @m is to stay in system memory: what is in VRAM comes back. */
+static void vgpu_svm_mirror_to_system(struct vgpu_svm_mirror *m, u64 start,
+				      u64 end)
 {
-	struct vgpu_svm_block *b;
-	unsigned int s, e;
-	u64 va;
-
-	for (va = start; va < end;
-	     va = round_down(va, 1ull << VGPU_SVM_BLOCK_SHIFT) +
-		  (1ull << VGPU_SVM_BLOCK_SHIFT)) {
-		b = vgpu_svm_block_get(m, va);
-		if (IS_ERR(b))
-			return PTR_ERR(b);
-		vgpu_svm_block_span(va >> VGPU_SVM_BLOCK_SHIFT, start, end,
-				    &s, &e);
-		mutex_lock(&m->lock);
-		if (system)
-			bitmap_set(b->prefer_system, s, e - s);
-		else
-			bitmap_clear(b->prefer_system, s, e - s);
-		mutex_unlock(&m->lock);
-	}
-	if (!system || !mmget_not_zero(m->vm->mm))
-		return 0;
-	/* Kept in system memory from now on: what is in VRAM comes back. */
+	if (!mmget_not_zero(m->vm->mm))
+		return;
 	vgpu_svm_dmem_to_system(m->vm, start, end);
 	mmput(m->vm->mm);
-	return 0;
 }
 
 /**
@@ -813,36 +775,32 @@ static int vgpu_svm_mirror_advise(struct vgpu_svm_mirror *m, u64 start,
  * @advice: ``DRM_VGPU_ADVICE_*``
  * @value: its value
  *
- * Only %DRM_VGPU_ADVICE_PREFERRED_PLACEMENT acts on mirrors: system memory
- * keeps the pages of the range there (GPU faults map them in system
- * memory, pages in VRAM come back now); VRAM or 0 clears that.  The
- * advice is kept per page of the mirror, and goes with it (an UNMAP
- * cutting the mirror drops it).  The other advice is accepted and does
- * nothing on mirrors.
+ * The caller recorded the hint for the range (vgpu_advice_set()), which
+ * the mirror's faults look up.  Only %DRM_VGPU_ADVICE_PREFERRED_PLACEMENT
+ * acts on mirrors: system memory keeps the pages of the range there (GPU
+ * faults map them in system memory, and pages in VRAM come back now);
+ * VRAM or 0 clears that.  The other advice is recorded and does nothing
+ * on mirrors.
  *
  * Context: &vgpu_vm.lock held (read).
- * Return: 0 or -ENOMEM.
+ * Return: 0.
  */
 int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
 			  u64 value)
 {
 	struct drm_gpuva *gva;
-	int ret = 0;
 
 	lockdep_assert_held(&vm->lock);
-	if (!vm->mm || advice != DRM_VGPU_ADVICE_PREFERRED_PLACEMENT)
+	if (!vm->mm || advice != DRM_VGPU_ADVICE_PREFERRED_PLACEMENT ||
+	    value != DRM_VGPU_PLACE_SYSTEM)
 		return 0;
 	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, va + range) {
 		struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
 
-		if (!vma->mirror)
-			continue;
-		ret = vgpu_svm_mirror_advise(vma->mirror, max(va, gva->va.addr),
-					     min(va + range,
-						 gva->va.addr + gva->va.range),
-					     value == DRM_VGPU_PLACE_SYSTEM);
-		if (ret)
-			break;
+		if (vma->mirror)
+			vgpu_svm_mirror_to_system(vma->mirror, max(va, gva->va.addr),
+						  min(va + range,
+						      gva->va.addr + gva->va.range));
 	}
-	return ret;
+	return 0;
 }

@@ -27,11 +27,9 @@ struct vgpu_vm;
  * @vram: pages of @mapped that are device-private pages in VRAM
  *	(vgpu_svm_dmem.c): @dma holds their VRAM offset and nothing is DMA
  *	mapped for them.
- * @prefer_system: pages advised PREFERRED_PLACEMENT system (ADVISE):
- *	a GPU fault does not migrate them into VRAM.
  * @dma: DMA address (VRAM offset for @vram) of each page in @mapped.
  *
- * Created by the first GPU fault, PREFETCH or ADVISE in the block, freed
+ * Created by the first GPU fault or PREFETCH in the block, freed
  * with the mirror.
  * Protected by &vgpu_svm_mirror.lock.
  */
@@ -39,7 +37,6 @@ struct vgpu_svm_block {
 	DECLARE_BITMAP(mapped, VGPU_SVM_BLOCK_PAGES);
 	DECLARE_BITMAP(writable, VGPU_SVM_BLOCK_PAGES);
 	DECLARE_BITMAP(vram, VGPU_SVM_BLOCK_PAGES);
-	DECLARE_BITMAP(prefer_system, VGPU_SVM_BLOCK_PAGES);
 	dma_addr_t dma[VGPU_SVM_BLOCK_PAGES];
 };
 
