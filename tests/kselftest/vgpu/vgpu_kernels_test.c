@@ -112,9 +112,10 @@ static int run_one(struct vgpu_dev *dev, struct vgpu_cmd *cmd)
  * GATHER of COUNT random 64-byte elements of a pageable BO of 1.5x VRAM:
  * every element the CPU wrote arrives in the packed buffer, the chunks
  * were faulted into VRAM (evicting others), nothing was cancelled, and
- * the VM's counters show the index and element reads.
+ * the VM's counters show the index and element reads.  (Minutes on the
+ * debug kernel at 256 MiB of VRAM, where the CPU fills 384 MiB first.)
  */
-TEST_F(kernels, gather_pageable_over_vram)
+TEST_F_TIMEOUT(kernels, gather_pageable_over_vram, 600)
 {
 	struct drm_vgpu_query_vm vm0, vm1;
 	struct drm_vgpu_query_paging pg;
@@ -177,7 +178,7 @@ TEST_F(kernels, gather_pageable_over_vram)
  * chunks home), finds each scattered element where its index said and
  * every other element as it wrote it.
  */
-TEST_F(kernels, scatter_pageable_checked_by_cpu)
+TEST_F_TIMEOUT(kernels, scatter_pageable_checked_by_cpu, 600)
 {
 	const uint64_t step = 1000003;	/* prime: coprime to elems */
 	struct drm_vgpu_query_paging pg;

@@ -33,6 +33,8 @@
 
 #define MiB	(1ull << 20)
 #define SEC	1000000000ll
+/* A job over 4x VRAM of migrating memory takes minutes on the debug kernel. */
+#define JOB_NS	(400 * SEC)
 #define PAGE	4096ull
 #define MIRROR	DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR
 
@@ -77,7 +79,7 @@ static int gpu_fill(struct vgpu_dev *dev, void *p, uint64_t size, uint32_t v)
 
 	vgpu_cmd_init(&cmd);
 	vgpu_cmd_fill(&cmd, (uintptr_t)p, size, v);
-	ret = vgpu_run(dev, 0, &cmd, 120 * SEC);
+	ret = vgpu_run(dev, 0, &cmd, JOB_NS);
 	vgpu_cmd_fini(&cmd);
 	return ret;
 }
@@ -90,7 +92,7 @@ static int gpu_copy(struct vgpu_dev *dev, const void *src, void *dst,
 
 	vgpu_cmd_init(&cmd);
 	vgpu_cmd_copy(&cmd, (uintptr_t)src, (uintptr_t)dst, size);
-	ret = vgpu_run(dev, 0, &cmd, 120 * SEC);
+	ret = vgpu_run(dev, 0, &cmd, JOB_NS);
 	vgpu_cmd_fini(&cmd);
 	return ret;
 }
@@ -943,7 +945,7 @@ TEST_F_TIMEOUT(svm, advise_system_keeps_mirror_in_system_memory, 300)
  * Four times VRAM of process memory, through one mirror; where it
  * migrates, the pool evicts it to make room as it goes.
  */
-TEST_F_TIMEOUT(svm, four_times_vram_checksum, 600)
+TEST_F_TIMEOUT(svm, four_times_vram_checksum, 900)
 {
 	uint64_t vram, size, i, *sum = anon(PAGE), *p;
 	uint64_t to_vram = ctr(&self->dev, "migrated-to-vram");
