@@ -99,14 +99,13 @@ const char *fz_ioctl_name(unsigned long req)
 
 void fz_call_begin(struct fz_thread *t, const char *what)
 {
-	t->slot->call_start_ns = fz_now_ns();
-	t->slot->in_call = 1;
+	atomic_store(&t->slot->call_start_ns, fz_now_ns());
 	(void)what;
 }
 
 void fz_call_end(struct fz_thread *t)
 {
-	t->slot->in_call = 0;
+	atomic_store(&t->slot->call_start_ns, 0);
 	t->slot->calls++;
 	t->ncalls++;
 }

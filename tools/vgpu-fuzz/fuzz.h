@@ -23,6 +23,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,8 +92,8 @@ struct fz_slot {
 	uint64_t verified_bytes;	/* compared with a shadow */
 	uint64_t gpu_verified;		/* GPU writes checked */
 	uint64_t stale_excused;		/* strict hits the fuzzer caused */
-	uint64_t call_start_ns;		/* when the current call began */
-	volatile int in_call;
+	/* when the current call began (CLOCK_MONOTONIC), 0 between calls */
+	_Atomic uint64_t call_start_ns;
 	volatile int running;
 	char op[32];			/* current operation */
 };

@@ -269,9 +269,14 @@ static void watch(pid_t *pids, uint64_t start_ns)
 		now = fz_now_ns();
 		for (i = 0; i < opts.procs * opts.threads; i++) {
 			struct fz_slot *s = &fz_sh->slot[i];
+			uint64_t began = atomic_load(&s->call_start_ns);
 
-			if (s->in_call && !reported[i] &&
-			    now - s->call_start_ns > opts.hang_seconds * 1000000000ull) {
+			/*
+			 * A call may have begun after @now was read: only a
+			 * start before it can be overdue.
+			 */
+			if (began && began < now && !reported[i] &&
+			    now - began > opts.hang_seconds * 1000000000ull) {
 				reported[i] = true;
 				parent_finding("thread %d has been in %s for %u s",
 					       i, s->op, opts.hang_seconds);
