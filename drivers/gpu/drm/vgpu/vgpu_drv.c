@@ -335,6 +335,8 @@ static int vgpu_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	mutex_init(&vdev->vms_lock);
 	INIT_LIST_HEAD(&vdev->vms);
+	spin_lock_init(&vdev->inval_lock);
+	INIT_LIST_HEAD(&vdev->inval_vms);
 	vdev->wq = alloc_ordered_workqueue("vgpu-close", 0);
 	if (!vdev->wq) {
 		ret = -ENOMEM;

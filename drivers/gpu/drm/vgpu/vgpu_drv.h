@@ -88,6 +88,10 @@ struct vgpu_tlb {
  * @migrate: the kernel's copy engine.
  * @wq: frees the VMs of closed files whose jobs outlived close().
  * @vms_lock: protects @vms.
+ * @inval_lock: protects @inval_vms (a spinlock, taken under a VM's
+ *	page-table lock).
+ * @inval_vms: the VMs with leaves changed without a TLB flush yet
+ *	(&vgpu_vm.inval_link), for vgpu_vm_inval_flush().
  * @vms: every user VM, for what must go at unplug (vgpu_vm_unplug_all()).
  * @ctr_kept: what the %VGPU_CTR_KEPT counters had counted before the
  *	device's counters were last reset (protected by &vgpu_ctx_mgr.lock).
@@ -129,6 +133,8 @@ struct vgpu_device {
 	struct workqueue_struct *wq;
 	struct mutex vms_lock;
 	struct list_head vms;
+	spinlock_t inval_lock;		/* protects @inval_vms */
+	struct list_head inval_vms;
 	u64 ctr_kept[VGPU_CTR_NR];
 	struct vgpu_migrate migrate;
 	struct vgpu_paging paging;

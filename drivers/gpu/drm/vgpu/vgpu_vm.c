@@ -277,9 +277,17 @@ int vgpu_vm_pt_remap(struct vgpu_vm *vm, struct vgpu_pt_update *up,
 static void vgpu_vm_inval_defer_locked(struct vgpu_vm *vm,
 				       struct vgpu_pt_update *up)
 {
+	struct vgpu_device *vdev = vm->vdev;
+
 	lockdep_assert_held(&vm->pt_lock);
-	vm->inval_start = min(vm->inval_start, up->inval_start);
-	vm->inval_end = max(vm->inval_end, up->inval_end);
+	if (up->inval_start < up->inval_end) {
+		vm->inval_start = min(vm->inval_start, up->inval_start);
+		vm->inval_end = max(vm->inval_end, up->inval_end);
+		spin_lock(&vdev->inval_lock);
+		if (list_empty(&vm->inval_link))
+			list_add_tail(&vm->inval_link, &vdev->inval_vms);
+		spin_unlock(&vdev->inval_lock);
+	}
 	vgpu_pt_release(up);
 }
 
@@ -384,8 +392,9 @@ bool vgpu_vm_bo_age(struct vgpu_bo *bo, u64 offset, u64 size)
  * @vdev: vgpu device
  *
  * One range invalidation per VM that had leaves changed without one since
- * the last flush (none for a VM without a hardware context: it caches
- * nothing): ACCESSED bits vgpu_vm_bo_age() cleared, so that the device
+ * the last flush (&vgpu_device.inval_vms: the other VMs are not looked at;
+ * none for a VM without a hardware context: it caches nothing): ACCESSED
+ * bits vgpu_vm_bo_age() cleared, so that the device
  * walks again, and sets ACCESSED again, at the next use of each; leaves
  * vgpu_vm_pt_zap() took away for a batch of evictions, so that the device
  * can no longer reach the victims.  Waits for each invalidation.
@@ -397,8 +406,17 @@ void vgpu_vm_inval_flush(struct vgpu_device *vdev)
 {
 	struct vgpu_vm *vm;
 
+	/* Under the VM list's lock no VM is freed. */
 	mutex_lock(&vdev->vms_lock);
-	list_for_each_entry(vm, &vdev->vms, link) {
+	for (;;) {
+		spin_lock(&vdev->inval_lock);
+		vm = list_first_entry_or_null(&vdev->inval_vms, struct vgpu_vm,
+					      inval_link);
+		if (vm)
+			list_del_init(&vm->inval_link);
+		spin_unlock(&vdev->inval_lock);
+		if (!vm)
+			break;
 		mutex_lock(&vm->pt_lock);
 		if (vm->inval_start < vm->inval_end)
 			vgpu_ctx_inval_range(vm, vm->inval_start,
@@ -756,11 +774,13 @@ static void vgpu_vm_free(struct drm_gpuvm *gpuvm)
 {
 	struct vgpu_vm *vm = to_vgpu_vm(gpuvm);
 
-	if (!vm->kernel) {
-		mutex_lock(&vm->vdev->vms_lock);
+	mutex_lock(&vm->vdev->vms_lock);
+	if (!vm->kernel)
 		list_del(&vm->link);
-		mutex_unlock(&vm->vdev->vms_lock);
-	}
+	spin_lock(&vm->vdev->inval_lock);
+	list_del_init(&vm->inval_link);
+	spin_unlock(&vm->vdev->inval_lock);
+	mutex_unlock(&vm->vdev->vms_lock);
 	vgpu_stream_fini(vm);
 	vgpu_advice_fini(vm);
 	if (vm->mm)
@@ -912,6 +932,7 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	INIT_LIST_HEAD(&vm->rebind);
 	vgpu_advice_init(vm);
 	vm->inval_start = U64_MAX;
+	INIT_LIST_HEAD(&vm->inval_link);
 	vgpu_stream_init(vm);
 
 	r_obj = drm_gpuvm_resv_object_alloc(drm);

@@ -81,6 +81,8 @@ struct vgpu_vma {
  *	(vgpu_vm_pt_zap() with @defer); U64_MAX: none.  Protected by
  *	@pt_lock; flushed by vgpu_vm_inval_flush().
  * @inval_end: end of that range.
+ * @inval_link: in &vgpu_device.inval_vms while that range is not empty
+ *	(&vgpu_device.inval_lock).
  * @stream: inline command streams of the VM's jobs (vgpu_stream.c).
  * @hw_ctx: hardware context owned, or -1 (protected by &vgpu_ctx_mgr.lock).
  * @ctx_users: jobs using @hw_ctx; raised under &vgpu_ctx_mgr.lock,
@@ -118,6 +120,7 @@ struct vgpu_vm {
 	struct mutex advice_lock;	/* protects @advice */
 	u64 inval_start;
 	u64 inval_end;
+	struct list_head inval_link;
 	struct vgpu_stream stream;
 
 	int hw_ctx;
