@@ -223,6 +223,8 @@ static void op_exec(struct fz_thread *t, struct fz_ctx *c)
 	const char *what = NULL;
 	struct fz_fd *sf;
 	int err = 0, alt = 0, in_fd = -1, ret, i;
+	/* One rule broken at most: the rest of the call must be valid. */
+	bool broken = fz_chance(r, 20);
 
 	fz_lock(c);
 	fz_gen_stream(t, c, &stream, false);
@@ -253,7 +255,7 @@ static void op_exec(struct fz_thread *t, struct fz_ctx *c)
 		for (i = 0; i < (int)ex.num_in_syncs; i++)
 			points[i] = fz_chance(r, 90) ? fz_below(r, 8) :
 				    fz_interesting64(r);
-		ex.in_points = fz_chance(r, 95) ? (uintptr_t)points :
+		ex.in_points = broken || fz_chance(r, 95) ? (uintptr_t)points :
 			       fz_user_ptr(r, NULL);
 	}
 	if (ex.out_sync && !c->private && fz_chance(r, 25))
@@ -267,7 +269,7 @@ static void op_exec(struct fz_thread *t, struct fz_ctx *c)
 	}
 	if (fz_chance(r, 15))
 		ex.flags |= DRM_VGPU_EXEC_OUT_FENCE_FD;
-	if (fz_chance(r, 20))
+	if (broken)
 		err = break_exec(t, c, &ex, &alt, &what);
 	fz_unlock(c);
 
