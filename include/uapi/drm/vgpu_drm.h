@@ -189,7 +189,10 @@ enum drm_vgpu_param {
 /**
  * DRM_VGPU_SVM_VRAM - mirrored memory migrates into VRAM
  *
- * Set only on a kernel with DEVICE_PRIVATE.  Under the placement policy
+ * Set only on a kernel with DEVICE_PRIVATE.  The device pages are made
+ * when the first mirror is bound; if that fails (the kernel log says
+ * why), the mirror still works in system memory and the bit is clear from
+ * then on.  Under the placement policy
  * ``migrate``, a GPU fault in a mirror moves the anonymous private
  * memory of the faulting chunk (``vgpu.chunk_size_kb``, cut to the mirror
  * and the CPU mapping) into VRAM, unless ADVISE keeps it in system

@@ -98,7 +98,10 @@ struct vgpu_tlb {
  * @paging: demand paging: fault batching, prefetch tunables, counters.
  * @pool: all of VRAM under one eviction order (vgpu_pool.c).
  * @dmem: VRAM as device-private pages for SVM memory (vgpu_svm_dmem.c),
- *	or NULL: SVM memory stays in system memory.
+ *	made when the first mirror is bound; NULL until then, and for good
+ *	where they cannot be made (SVM memory stays in system memory).
+ * @dmem_lock: serialises making @dmem.
+ * @dmem_err: why @dmem cannot be made, 0 while it still may be.
  * @nr_queues: hardware queues in use.
  * @queues: the hardware queues.
  *
@@ -140,6 +143,8 @@ struct vgpu_device {
 	struct vgpu_paging paging;
 	struct vgpu_pool pool;
 	struct vgpu_svm_dmem *dmem;
+	struct mutex dmem_lock;		/* making @dmem */
+	int dmem_err;
 	u32 nr_queues;
 	struct vgpu_queue queues[VGPU_NUM_QUEUES];
 };

@@ -110,12 +110,13 @@
  * @vdev: vgpu device
  *
  * Return: %DRM_VGPU_SVM_MIRROR, and %DRM_VGPU_SVM_VRAM where the kernel
- * has DEVICE_PRIVATE and the device's VRAM got device-private pages.
+ * has DEVICE_PRIVATE and the device's VRAM has, or can still get,
+ * device-private pages.
  */
 u64 vgpu_svm_modes(struct vgpu_device *vdev)
 {
 	return DRM_VGPU_SVM_MIRROR |
-	       (vgpu_svm_dmem_owner(vdev) ? DRM_VGPU_SVM_VRAM : 0);
+	       (vgpu_svm_dmem_possible(vdev) ? DRM_VGPU_SVM_VRAM : 0);
 }
 
 static struct device *vgpu_svm_dev(struct vgpu_svm_mirror *m)

@@ -29,7 +29,9 @@
  * DOC: SVM memory in VRAM (device-private pages)
  *
  * On a kernel built with ``CONFIG_DEVICE_PRIVATE`` the device's VRAM gets
- * a &struct dev_pagemap of type %MEMORY_DEVICE_PRIVATE at probe: a free
+ * a &struct dev_pagemap of type %MEMORY_DEVICE_PRIVATE when the first
+ * mirror is bound (none at probe, so that a device without SVM users
+ * spends no memory on it; a failure leaves SVM in system memory): a free
  * range of physical addresses as large as VRAM
  * (devm_request_free_mem_region()) with a &struct page for each 4 KiB of
  * it (devm_memremap_pages()).  Device page *n* stands for the VRAM page at
@@ -165,7 +167,7 @@ static bool vgpu_svm_dmem_page_vram(struct vgpu_svm_dmem *dmem,
  */
 void *vgpu_svm_dmem_owner(struct vgpu_device *vdev)
 {
-	return READ_ONCE(vdev->dmem) ? vdev : NULL;
+	return smp_load_acquire(&vdev->dmem) ? vdev : NULL;
 }
 
 /**
@@ -178,7 +180,7 @@ void *vgpu_svm_dmem_owner(struct vgpu_device *vdev)
  */
 bool vgpu_svm_dmem_vram(struct vgpu_device *vdev, struct page *page, u64 *vram)
 {
-	struct vgpu_svm_dmem *dmem = READ_ONCE(vdev->dmem);
+	struct vgpu_svm_dmem *dmem = smp_load_acquire(&vdev->dmem);
 
 	return dmem && vgpu_svm_dmem_page_vram(dmem, page, vram);
 }
@@ -564,7 +566,7 @@ vgpu_svm_dmem_block_alloc(struct vgpu_svm_dmem *dmem)
 u64 vgpu_svm_dmem_migrate(struct vgpu_vm *vm, u64 va, u64 start, u64 end)
 {
 	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_svm_dmem *dmem = vdev->dmem;
+	struct vgpu_svm_dmem *dmem = smp_load_acquire(&vdev->dmem);
 	struct vgpu_svm_dmem_block *b = NULL;
 	struct migrate_vma args = {
 		.pgmap_owner = vdev,
@@ -744,7 +746,7 @@ static vm_fault_t vgpu_svm_dmem_migrate_to_ram(struct vm_fault *vmf)
  */
 s64 vgpu_svm_dmem_to_system(struct vgpu_vm *vm, u64 start, u64 end)
 {
-	struct vgpu_svm_dmem *dmem = vm->vdev->dmem;
+	struct vgpu_svm_dmem *dmem = smp_load_acquire(&vm->vdev->dmem);
 	struct vm_area_struct *vma;
 	s64 moved = 0;
 	long ret = 0;
@@ -786,14 +788,20 @@ static const struct dev_pagemap_ops vgpu_svm_dmem_pagemap_ops = {
 };
 
 /**
- * vgpu_svm_dmem_init() - device-private pages for the device's VRAM
- * @vdev: vgpu device, its pool and copy engine up
+ * vgpu_svm_dmem_init() - SVM memory may migrate into VRAM from now on
+ * @vdev: vgpu device
  *
- * A failure leaves the device in system-memory mode (logged), it does not
- * fail the probe.  The pages go with the PCI device (devres), after
- * vgpu_svm_dmem_fini().
+ * The device pages themselves are made when the first mirror is bound
+ * (vgpu_svm_dmem_get()): a device nobody mirrors process memory on spends
+ * no &struct page on its VRAM (64 bytes per 4 KiB, 32 MiB for 2 GiB).
  */
 void vgpu_svm_dmem_init(struct vgpu_device *vdev)
+{
+	mutex_init(&vdev->dmem_lock);
+	vdev->dmem_err = 0;
+}
+
+static int vgpu_svm_dmem_create(struct vgpu_device *vdev)
 {
 	struct device *dev = vdev->drm.dev;
 	struct vgpu_svm_dmem *dmem;
@@ -802,13 +810,14 @@ void vgpu_svm_dmem_init(struct vgpu_device *vdev)
 
 	dmem = devm_kzalloc(dev, sizeof(*dmem), GFP_KERNEL);
 	if (!dmem)
-		return;
+		return -ENOMEM;
 	res = devm_request_free_mem_region(dev, &iomem_resource,
 					   vdev->vram_size);
 	if (IS_ERR(res)) {
 		drm_info(&vdev->drm, "SVM in system memory: no address range for device pages (%pe)\n",
 			 res);
-		return;
+		devm_kfree(dev, dmem);
+		return PTR_ERR(res);
 	}
 	dmem->vdev = vdev;
 	INIT_LIST_HEAD(&dmem->blocks);
@@ -825,13 +834,50 @@ void vgpu_svm_dmem_init(struct vgpu_device *vdev)
 	if (IS_ERR(addr)) {
 		drm_info(&vdev->drm, "SVM in system memory: no device pages (%pe)\n",
 			 addr);
-		return;
+		devm_release_mem_region(dev, res->start, resource_size(res));
+		devm_kfree(dev, dmem);
+		return PTR_ERR(addr);
 	}
 	dmem->pfn_first = res->start >> PAGE_SHIFT;
 	dmem->ready = true;
-	vdev->dmem = dmem;
+	/* Whoever sees the pointer sees the pages. */
+	smp_store_release(&vdev->dmem, dmem);
 	drm_dbg_driver(&vdev->drm, "SVM memory migrates into VRAM: %llu MiB of device pages\n",
 		       vdev->vram_size >> 20);
+	return 0;
+}
+
+/**
+ * vgpu_svm_dmem_get() - make the device pages of VRAM, once
+ * @vdev: vgpu device
+ *
+ * Called before a mirror is bound.  A failure is logged and final: SVM
+ * memory stays in system memory on this device, and %DRM_VGPU_PARAM_SVM
+ * stops reporting %DRM_VGPU_SVM_VRAM.  The bind itself goes on either way.
+ *
+ * Context: process context, no vgpu lock held (the pages are made under
+ * the memory-hotplug lock).
+ */
+void vgpu_svm_dmem_get(struct vgpu_device *vdev)
+{
+	if (smp_load_acquire(&vdev->dmem) || READ_ONCE(vdev->dmem_err))
+		return;
+	mutex_lock(&vdev->dmem_lock);
+	if (!vdev->dmem && !vdev->dmem_err)
+		WRITE_ONCE(vdev->dmem_err, vgpu_svm_dmem_create(vdev));
+	mutex_unlock(&vdev->dmem_lock);
+}
+
+/**
+ * vgpu_svm_dmem_possible() - may SVM memory migrate into VRAM?
+ * @vdev: vgpu device
+ *
+ * Return: true unless making the device pages failed or the device is
+ * being removed.
+ */
+bool vgpu_svm_dmem_possible(struct vgpu_device *vdev)
+{
+	return !READ_ONCE(vdev->dmem_err);
 }
 
 /**
@@ -844,11 +890,16 @@ void vgpu_svm_dmem_init(struct vgpu_device *vdev)
  */
 void vgpu_svm_dmem_fini(struct vgpu_device *vdev)
 {
-	struct vgpu_svm_dmem *dmem = vdev->dmem;
 	struct vgpu_svm_dmem_block *b, *last = NULL;
 	struct vgpu_pool *pool = &vdev->pool;
+	struct vgpu_svm_dmem *dmem;
 	unsigned int stuck = 0;
 
+	/* No device pages are made after this. */
+	mutex_lock(&vdev->dmem_lock);
+	dmem = vdev->dmem;
+	WRITE_ONCE(vdev->dmem_err, -ENODEV);
+	mutex_unlock(&vdev->dmem_lock);
 	if (!dmem)
 		return;
 	vgpu_pool_lock(pool);

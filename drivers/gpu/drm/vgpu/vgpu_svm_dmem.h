@@ -14,6 +14,8 @@ struct vgpu_vm;
 #if IS_ENABLED(CONFIG_DEVICE_PRIVATE)
 void vgpu_svm_dmem_init(struct vgpu_device *vdev);
 void vgpu_svm_dmem_fini(struct vgpu_device *vdev);
+void vgpu_svm_dmem_get(struct vgpu_device *vdev);
+bool vgpu_svm_dmem_possible(struct vgpu_device *vdev);
 void *vgpu_svm_dmem_owner(struct vgpu_device *vdev);
 bool vgpu_svm_dmem_vram(struct vgpu_device *vdev, struct page *page, u64 *vram);
 u64 vgpu_svm_dmem_migrate(struct vgpu_vm *vm, u64 va, u64 start, u64 end);
@@ -26,6 +28,15 @@ static inline void vgpu_svm_dmem_init(struct vgpu_device *vdev)
 
 static inline void vgpu_svm_dmem_fini(struct vgpu_device *vdev)
 {
+}
+
+static inline void vgpu_svm_dmem_get(struct vgpu_device *vdev)
+{
+}
+
+static inline bool vgpu_svm_dmem_possible(struct vgpu_device *vdev)
+{
+	return false;
 }
 
 static inline void *vgpu_svm_dmem_owner(struct vgpu_device *vdev)

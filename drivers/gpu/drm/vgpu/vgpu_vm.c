@@ -31,6 +31,7 @@
 #include "vgpu_stats.h"
 #include "vgpu_stream.h"
 #include "vgpu_svm.h"
+#include "vgpu_svm_dmem.h"
 #include "vgpu_vm.h"
 
 static unsigned int vgpu_vm_max_pt_kib = 16384;
@@ -1211,6 +1212,7 @@ static int vgpu_vm_check_mirror(struct drm_device *drm, struct vgpu_vm *vm,
 		return -EINVAL;
 	if (VGPU_IOCTL_DBG(drm, !vm->mm || current->mm != vm->mm))
 		return -EPERM;
+	vgpu_svm_dmem_get(vm->vdev);
 	return 0;
 }
 
