@@ -55,7 +55,7 @@ debian 128M 64M"}
 # the fuzzer also passes the syncobj counts Linux 6.12 WARNs on.
 if [ -x "$TOP/tools/vm/flavour-debug.sh" ] && [ "${VGPU_DEBUG_KERNEL:-1}" = 1 ]; then
 	GUEST_CONFIGS+="
-debug 256M 256M"
+debug 128M 128M"
 	[ "${VGPU_FUZZ_DEBUG:-1}" = 1 ] && GUEST_CONFIGS+=" fuzz"
 fi
 
@@ -158,38 +158,67 @@ guest_tap() {
 	fi
 }
 
+# One guest configuration, "flavour vram visible [fuzz]": its header, its
+# TAP lines (tagged) and, when it fails, what it printed.
+run_guest_config() {
+	local flavour=$1 vram=$2 visible=$3 extra=${4:-} name fuzz timeout
+	name=guest-$flavour-$vram-$visible
+	fuzz=()
+	[ "$extra" = fuzz ] && fuzz=(--env "VGPU_FUZZ_SECONDS=${VGPU_FUZZ_SECONDS:-60}"
+				    --env "VGPU_FUZZ_SEED=${VGPU_FUZZ_SEED:-1}")
+	echo "== guest: $flavour kernel, VRAM $vram, CPU-visible $visible"
+	# The debug kernel (KASAN, lockdep) runs KUnit and fault injection
+	# as well, at a third of the speed.
+	timeout=900
+	[ "$flavour" = debian ] || timeout=2400
+	if [ "$flavour" != debian ]; then
+		"$TOP/tools/vm/flavour-$flavour.sh" build > "$OUT/$name.build.log" 2>&1 || {
+			echo "not ok - $name: building the $flavour kernel failed" |
+				tee "$OUT/$name.tap"
+			tail -n 30 "$OUT/$name.build.log"
+			return
+		}
+	fi
+	"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
+		--visible "$visible" --prop strict=on \
+		--mem "${VGPU_GUEST_MEM:-2G}" \
+		--timeout "${VGPU_GUEST_TIMEOUT:-$timeout}" "${fuzz[@]}" \
+		--quiet-log -- sh tests/run-suite.sh \
+		> "$OUT/$name.log" 2>&1
+	guest_tap "$name" "$flavour,$vram,$visible" $?
+}
+
+# The configurations of other kernels than Debian's (the debug kernel,
+# which alone takes longer than every other tier together) run in the
+# background from the start, beside the host and qtest tiers and the
+# Debian guests: each guest runs its vCPUs on one host thread, so two
+# guests keep the two cores busy.  Their output is printed at the end of
+# the guest tier.
+GUEST_BG_PID=
+start_guest_bg() {
+	local flavour vram visible extra
+	(
+		while read -r flavour vram visible extra; do
+			[ -n "$flavour" ] && [ "$flavour" != debian ] || continue
+			run_guest_config "$flavour" "$vram" "$visible" "$extra"
+		done <<< "$GUEST_CONFIGS"
+	) > "$OUT/guest-bg.out" 2>&1 &
+	GUEST_BG_PID=$!
+}
+
 run_guest() {
-	local flavour vram visible extra name fuzz timeout
+	local flavour vram visible extra
 	while read -r flavour vram visible extra; do
-		[ -n "$flavour" ] || continue
-		name=guest-$flavour-$vram-$visible
-		fuzz=()
-		[ "$extra" = fuzz ] && fuzz=(--env "VGPU_FUZZ_SECONDS=${VGPU_FUZZ_SECONDS:-60}"
-					    --env "VGPU_FUZZ_SEED=${VGPU_FUZZ_SEED:-1}")
-		echo "== guest: $flavour kernel, VRAM $vram, CPU-visible $visible"
-		# The debug kernel (KASAN, lockdep) runs KUnit and fault
-		# injection as well, at a third of the speed.
-		timeout=900
-		[ "$flavour" = debian ] || timeout=1800
-		if [ "$flavour" != debian ]; then
-			"$TOP/tools/vm/flavour-$flavour.sh" build > "$OUT/$name.build.log" 2>&1 || {
-				echo "not ok - $name: building the $flavour kernel failed" |
-					tee "$OUT/$name.tap"
-				tail -n 30 "$OUT/$name.build.log"
-				continue
-			}
-		fi
-		"$TOP/tools/vm/vgpu-run" --kernel "$flavour" --vram "$vram" \
-			--visible "$visible" --prop strict=on \
-			--mem "${VGPU_GUEST_MEM:-2G}" \
-			--timeout "${VGPU_GUEST_TIMEOUT:-$timeout}" "${fuzz[@]}" \
-			--quiet-log -- sh tests/run-suite.sh \
-			> "$OUT/$name.log" 2>&1
-		guest_tap "$name" "$flavour,$vram,$visible" $?
+		[ "$flavour" = debian ] || continue
+		run_guest_config "$flavour" "$vram" "$visible" "$extra"
 	done <<< "$GUEST_CONFIGS"
 	run_admit "" admit-noswap
 	run_admit 512M admit-swap
 	run_clients
+	if [ -n "$GUEST_BG_PID" ]; then
+		wait "$GUEST_BG_PID"
+		cat "$OUT/guest-bg.out"
+	fi
 }
 
 # Programs that are not the suite's: the libvgpu program above, added to
@@ -227,6 +256,9 @@ run_admit() {
 	guest_tap "$name" "$2" $?
 }
 
+for t in "${tiers[@]}"; do
+	[ "$t" = guest ] && start_guest_bg
+done
 for t in "${tiers[@]}"; do
 	case $t in
 	host) run_host ;;

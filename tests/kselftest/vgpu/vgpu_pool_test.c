@@ -593,7 +593,7 @@ static int mixed_worker(struct __test_metadata *_metadata, struct vgpu_dev *dev,
 
 /*
  * Ordinary and pageable BOs at 3x VRAM from two processes, byte-exact.
- * With 256 MiB of VRAM on the debug kernel that is 768 MiB moved back and
+ * With 128 MiB of VRAM on the debug kernel that is 384 MiB moved back and
  * forth under KASAN: far beyond the harness's default 30 s.
  */
 TEST_F_TIMEOUT(pool, mixed_3x_two_processes, 600)
