@@ -563,10 +563,12 @@ int vgpu_query_paging(struct vgpu_dev *dev, struct drm_vgpu_query_paging *pg);
  * it, so managed allocations may together be many times larger than VRAM.
  *
  * Behind the functions is one backend, chosen when the first allocation
- * is made: today pageable BOs (``DRM_VGPU_BO_PAGEABLE``), each mmap()ed
+ * is made (vgpu_managed_backend()): where the kernel migrates mirrored
+ * process memory into VRAM (%DRM_VGPU_SVM_VRAM), ``svm``, anonymous
+ * memory the default VM mirrors at its own address; else
+ * ``pageable-bo``, pageable BOs (``DRM_VGPU_BO_PAGEABLE``), each mmap()ed
  * at an address reserved for it and bound with VM_BIND at the GPU VA
- * equal to that address.  A kernel that mirrors process memory on the GPU
- * (SVM, announced by GET_PARAM) will slot in behind the same functions.
+ * equal to that address (uapi.rst, "Managed memory").
  *
  * The allocations are kept in @dev: vgpu_close() frees those left.  Like
  * the rest of libvgpu the functions are not thread-safe: callers
@@ -648,7 +650,8 @@ int vgpu_free(struct vgpu_dev *dev, void *ptr);
  * vgpu_mem_prefetch() - move managed memory to @location now
  * @dev: device
  * @ptr: start of the range, inside one managed allocation
- * @size: bytes, not zero; the range is widened to whole 4 KiB pages
+ * @size: bytes, not zero; the range is widened to whole chunks (2 MiB),
+ *	which never leaves the allocation
  * @location: %VGPU_MEM_LOC_GPU or %VGPU_MEM_LOC_CPU
  * @bytes_moved: out, bytes the kernel moved (may be NULL)
  *
@@ -681,7 +684,7 @@ int vgpu_mem_advise(struct vgpu_dev *dev, const void *ptr, size_t size,
  * vgpu_managed_backend() - the name of the managed-memory backend in use
  * @dev: device
  *
- * Return: "pageable-bo" (the only one today), or NULL before the first
+ * Return: "svm" or "pageable-bo" (see "managed memory"), or NULL before the first
  * vgpu_malloc_managed().
  */
 const char *vgpu_managed_backend(const struct vgpu_dev *dev);

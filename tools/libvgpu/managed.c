@@ -11,16 +11,40 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "libvgpu.h"
 #include "managed.h"
 
 #define MANAGED_PAGE	4096ull
 
-/* Tried in order; the first whose probe() succeeds is used. */
+/*
+ * Tried in order; the first whose probe() succeeds is used: process
+ * memory mirrored by the GPU where it migrates into VRAM, else pageable
+ * BOs (a mirror that stays in system memory would never use VRAM).
+ */
 static const struct vgpu_managed_backend *const backends[] = {
+	&vgpu_managed_svm_backend,
 	&vgpu_managed_bo_backend,
 };
+
+uint64_t vgpu_managed_reserve(uint64_t size, uint64_t align, int prot)
+{
+	uint64_t p, a;
+	void *r;
+
+	r = mmap(NULL, size + align, prot,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return 0;
+	p = (uintptr_t)r;
+	a = (p + align - 1) & ~(align - 1);
+	if (a > p)
+		munmap(r, a - p);
+	if (p + align > a)
+		munmap((void *)(uintptr_t)(a + size), p + align - a);
+	return a;
+}
 
 static int managed_init(struct vgpu_dev *dev)
 {
@@ -150,7 +174,7 @@ static int managed_range(struct vgpu_dev *dev, const void *ptr, size_t size,
 int vgpu_mem_prefetch(struct vgpu_dev *dev, const void *ptr, size_t size,
 		      uint32_t location, uint64_t *bytes_moved)
 {
-	uint64_t va, len;
+	uint64_t va, len, g;
 	int ret;
 
 	if (location != VGPU_MEM_LOC_GPU && location != VGPU_MEM_LOC_CPU)
@@ -158,7 +182,11 @@ int vgpu_mem_prefetch(struct vgpu_dev *dev, const void *ptr, size_t size,
 	ret = managed_range(dev, ptr, size, &va, &len);
 	if (ret)
 		return ret;
-	return dev->managed->be->prefetch(dev, va, len, location, bytes_moved);
+	/* Whole chunks, on either backend (allocations are whole chunks). */
+	g = dev->managed->granule;
+	len = ((va + len + g - 1) & ~(g - 1)) - (va & ~(g - 1));
+	va &= ~(g - 1);
+	return vgpu_prefetch(dev, va, len, location, bytes_moved);
 }
 
 int vgpu_mem_advise(struct vgpu_dev *dev, const void *ptr, size_t size,
@@ -206,7 +234,7 @@ int vgpu_mem_advise(struct vgpu_dev *dev, const void *ptr, size_t size,
 	/* The CPU maps managed memory wherever it is: nothing to record. */
 	if (uadvice == DRM_VGPU_ADVICE_ACCESSED_BY && location == VGPU_MEM_LOC_CPU)
 		return 0;
-	return dev->managed->be->advise(dev, va, len, uadvice, value);
+	return vgpu_advise(dev, va, len, uadvice, value);
 }
 
 const char *vgpu_managed_backend(const struct vgpu_dev *dev)

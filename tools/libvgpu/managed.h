@@ -4,13 +4,12 @@
  * (vgpu_malloc_managed() and friends, managed.c).  Not installed.
  *
  * A backend makes an allocation whose CPU address is also its GPU VA in
- * the default VM, and moves or advises VA ranges.  The front end keeps
+ * the default VM.  The front end keeps
  * the allocations, validates arguments and translates advice; backends
  * are tried in order and the first whose probe() succeeds is used for
- * the life of the &struct vgpu_dev.  Today: pageable BOs (managed_bo.c).
- * An SVM backend (GPU VA = CPU VA over any process memory, the kernel
- * announcing it by GET_PARAM) adds itself to the table in managed.c with
- * a probe() that asks for that parameter.
+ * the life of the &struct vgpu_dev: process memory mirrored by the GPU
+ * (managed_svm.c) where the kernel migrates it into VRAM
+ * (%DRM_VGPU_SVM_VRAM), else pageable BOs (managed_bo.c).
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -26,7 +25,7 @@
  * struct vgpu_managed_alloc - one managed allocation
  * @addr: its address, on the CPU and as a GPU VA
  * @size: bytes, as rounded by the backend
- * @handle: the backend's (for pageable BOs: the GEM handle)
+ * @handle: the backend's (for pageable BOs: the GEM handle; 0 for SVM)
  */
 struct vgpu_managed_alloc {
 	uint64_t addr;
@@ -41,8 +40,9 @@ struct vgpu_managed_alloc {
  * @alloc: @size bytes (not zero, below SIZE_MAX less a granule) into @a;
  *	0 or a negative errno, with nothing left behind on failure
  * @free: undo @alloc, waiting for the GPU first
- * @prefetch: move [@va, @va + @size) (4 KiB aligned) to @placement
- * @advise: ADVISE [@va, @va + @size) with a uapi advice and value
+ *
+ * Moving and advising go through PREFETCH and ADVISE on the VA range
+ * whatever the backend (the kernel does both for BOs and mirrors alike).
  */
 struct vgpu_managed_backend {
 	const char *name;
@@ -50,10 +50,6 @@ struct vgpu_managed_backend {
 	int (*alloc)(struct vgpu_dev *dev, struct vgpu_managed *m, size_t size,
 		     struct vgpu_managed_alloc *a);
 	int (*free)(struct vgpu_dev *dev, struct vgpu_managed_alloc *a);
-	int (*prefetch)(struct vgpu_dev *dev, uint64_t va, uint64_t size,
-			uint32_t placement, uint64_t *bytes_moved);
-	int (*advise)(struct vgpu_dev *dev, uint64_t va, uint64_t size,
-		      uint32_t advice, uint64_t value);
 };
 
 /**
@@ -72,6 +68,13 @@ struct vgpu_managed {
 };
 
 extern const struct vgpu_managed_backend vgpu_managed_bo_backend;
+extern const struct vgpu_managed_backend vgpu_managed_svm_backend;
+
+/*
+ * An address range of @size bytes aligned to @align (a power of two),
+ * mapped anonymous and private with @prot, or 0 when none is left.
+ */
+uint64_t vgpu_managed_reserve(uint64_t size, uint64_t align, int prot);
 
 /* Free every allocation left and the state (vgpu_close()). */
 void vgpu_managed_fini(struct vgpu_dev *dev);

@@ -30,25 +30,6 @@ static int mbo_probe(struct vgpu_dev *dev, struct vgpu_managed *m)
 	return 0;
 }
 
-/* An address range of @size bytes aligned to @align, reserved, or 0. */
-static uint64_t reserve(uint64_t size, uint64_t align)
-{
-	uint64_t p, a;
-	void *r;
-
-	r = mmap(NULL, size + align, PROT_NONE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (r == MAP_FAILED)
-		return 0;
-	p = (uintptr_t)r;
-	a = (p + align - 1) & ~(align - 1);
-	if (a > p)
-		munmap(r, a - p);
-	if (p + align > a)
-		munmap((void *)(uintptr_t)(a + size), p + align - a);
-	return a;
-}
-
 static int mbo_alloc(struct vgpu_dev *dev, struct vgpu_managed *m, size_t size,
 		     struct vgpu_managed_alloc *a)
 {
@@ -58,7 +39,7 @@ static int mbo_alloc(struct vgpu_dev *dev, struct vgpu_managed *m, size_t size,
 
 	if (rsize > dev->max_bo_size)
 		return -E2BIG;
-	addr = reserve(rsize, m->granule);
+	addr = vgpu_managed_reserve(rsize, m->granule, PROT_NONE);
 	if (!addr)
 		return -ENOMEM;
 	/* The address must be a GPU VA too (x86-64 user space is below 2^47). */
@@ -105,23 +86,9 @@ static int mbo_free(struct vgpu_dev *dev, struct vgpu_managed_alloc *a)
 	return ret ?: r;
 }
 
-static int mbo_prefetch(struct vgpu_dev *dev, uint64_t va, uint64_t size,
-			uint32_t placement, uint64_t *bytes_moved)
-{
-	return vgpu_prefetch(dev, va, size, placement, bytes_moved);
-}
-
-static int mbo_advise(struct vgpu_dev *dev, uint64_t va, uint64_t size,
-		      uint32_t advice, uint64_t value)
-{
-	return vgpu_advise(dev, va, size, advice, value);
-}
-
 const struct vgpu_managed_backend vgpu_managed_bo_backend = {
 	.name = "pageable-bo",
 	.probe = mbo_probe,
 	.alloc = mbo_alloc,
 	.free = mbo_free,
-	.prefetch = mbo_prefetch,
-	.advise = mbo_advise,
 };

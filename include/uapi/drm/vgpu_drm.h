@@ -1226,7 +1226,11 @@ struct drm_vgpu_paging_counters {
 	__u64 bytes_to_system;
 	/** @evictions: chunks or BOs evicted from VRAM to make room. */
 	__u64 evictions;
-	/** @remote_maps: chunks mapped in system memory instead of migrated. */
+	/**
+	 * @remote_maps: chunks mapped in system memory instead of migrated
+	 * (for CPU-address mirrors with %DRM_VGPU_SVM_VRAM: faults served
+	 * from system memory).
+	 */
 	__u64 remote_maps;
 	/** @thrash_events: chunks found thrashing and pinned to system memory. */
 	__u64 thrash_events;

@@ -591,6 +591,10 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 		}
 		if (!prefetch)
 			vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_FAULTS, 1);
+		/* Where it could have migrated, a fault served from system memory. */
+		if (!prefetch && vgpu_svm_dmem_owner(vm->vdev) &&
+		    bitmap_empty(vram, n))
+			vgpu_stats_add(vm->vdev, vm, VGPU_STAT_REMOTE_MAPS, 1);
 		vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_PAGES_MAPPED, n);
 		f->res = moved ? VGPU_FAULT_RES_MIGRATED :
 				 VGPU_FAULT_RES_MAPPED_SYSTEM;

@@ -482,6 +482,8 @@ static int vgpu_svm_dmem_unit_evict(struct vgpu_pool_unit *u)
 	vgpu_svm_dmem_put(b);
 	if (ret)
 		return ret;
+	/* The device's count: the block knows no VM (see "SVM memory in VRAM"). */
+	vgpu_stats_add(dmem->vdev, NULL, VGPU_STAT_EVICTIONS, 1);
 	/* A page someone else still holds keeps the block for later. */
 	return vgpu_svm_dmem_reap_locked(dmem, b) ? 0 : -EBUSY;
 }
