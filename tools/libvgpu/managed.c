@@ -28,21 +28,42 @@ static const struct vgpu_managed_backend *const backends[] = {
 	&vgpu_managed_bo_backend,
 };
 
-uint64_t vgpu_managed_reserve(uint64_t size, uint64_t align, int prot)
+int vgpu_managed_granule(struct vgpu_dev *dev, struct vgpu_managed *m)
 {
+	struct drm_vgpu_query_paging pg;
+	int ret = vgpu_query_paging(dev, &pg);
+
+	if (ret)
+		return ret;
+	m->granule = pg.chunk_size ? pg.chunk_size : 2ull << 20;
+	return 0;
+}
+
+int64_t vgpu_managed_reserve(struct vgpu_dev *dev, struct vgpu_managed *m,
+			     size_t size, int prot, uint64_t *rsize)
+{
+	uint64_t align = m->granule, n = (size + align - 1) & ~(align - 1);
 	uint64_t p, a;
 	void *r;
 
-	r = mmap(NULL, size + align, prot,
+	if (n > dev->max_bo_size)
+		return -E2BIG;
+	r = mmap(NULL, n + align, prot,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r == MAP_FAILED)
-		return 0;
+		return -ENOMEM;
 	p = (uintptr_t)r;
 	a = (p + align - 1) & ~(align - 1);
 	if (a > p)
 		munmap(r, a - p);
 	if (p + align > a)
-		munmap((void *)(uintptr_t)(a + size), p + align - a);
+		munmap((void *)(uintptr_t)(a + n), p + align - a);
+	/* The address must be a GPU VA too (x86-64 user space is below 2^47). */
+	if (a < dev->va_start || a + n > dev->va_end) {
+		munmap((void *)(uintptr_t)a, n);
+		return -ENOMEM;
+	}
+	*rsize = n;
 	return a;
 }
 

@@ -70,11 +70,17 @@ struct vgpu_managed {
 extern const struct vgpu_managed_backend vgpu_managed_bo_backend;
 extern const struct vgpu_managed_backend vgpu_managed_svm_backend;
 
+/* The granule of @m: the driver's chunk size (2 MiB if it says none). */
+int vgpu_managed_granule(struct vgpu_dev *dev, struct vgpu_managed *m);
+
 /*
- * An address range of @size bytes aligned to @align (a power of two),
- * mapped anonymous and private with @prot, or 0 when none is left.
+ * An address range for an allocation of @size bytes, rounded up to
+ * @m's granule (*@rsize) and aligned to it, mapped anonymous and private
+ * with @prot, inside the GPU's VA range (the same address on both).
+ * Return: its address, or a negative errno (-E2BIG, -ENOMEM).
  */
-uint64_t vgpu_managed_reserve(uint64_t size, uint64_t align, int prot);
+int64_t vgpu_managed_reserve(struct vgpu_dev *dev, struct vgpu_managed *m,
+			     size_t size, int prot, uint64_t *rsize);
 
 /* Free every allocation left and the state (vgpu_close()). */
 void vgpu_managed_fini(struct vgpu_dev *dev);

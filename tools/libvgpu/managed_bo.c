@@ -17,35 +17,22 @@
 #include "libvgpu.h"
 #include "managed.h"
 
-#define MANAGED_BO_CHUNK	(2ull << 20)
-
 static int mbo_probe(struct vgpu_dev *dev, struct vgpu_managed *m)
 {
-	struct drm_vgpu_query_paging pg;
-	int ret = vgpu_query_paging(dev, &pg);
-
-	if (ret)
-		return ret;
-	m->granule = pg.chunk_size ? pg.chunk_size : MANAGED_BO_CHUNK;
-	return 0;
+	return vgpu_managed_granule(dev, m);
 }
 
 static int mbo_alloc(struct vgpu_dev *dev, struct vgpu_managed *m, size_t size,
 		     struct vgpu_managed_alloc *a)
 {
-	uint64_t rsize = (size + m->granule - 1) & ~(m->granule - 1), off, addr;
+	uint64_t rsize, off;
+	int64_t addr;
 	void *p;
 	int ret;
 
-	if (rsize > dev->max_bo_size)
-		return -E2BIG;
-	addr = vgpu_managed_reserve(rsize, m->granule, PROT_NONE);
-	if (!addr)
-		return -ENOMEM;
-	/* The address must be a GPU VA too (x86-64 user space is below 2^47). */
-	ret = -ENOMEM;
-	if (addr < dev->va_start || addr + rsize > dev->va_end)
-		goto out_unreserve;
+	addr = vgpu_managed_reserve(dev, m, size, PROT_NONE, &rsize);
+	if (addr < 0)
+		return addr;
 	ret = vgpu_bo_create_pageable(dev, rsize, &a->handle, NULL);
 	if (ret)
 		goto out_unreserve;

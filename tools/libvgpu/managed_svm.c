@@ -22,38 +22,25 @@
 #include "libvgpu.h"
 #include "managed.h"
 
-#define MANAGED_SVM_CHUNK	(2ull << 20)
-
 static int msvm_probe(struct vgpu_dev *dev, struct vgpu_managed *m)
 {
-	struct drm_vgpu_query_paging pg;
-	int ret;
-
 	if (!(vgpu_svm_mode(dev) & DRM_VGPU_SVM_VRAM))
 		return -EOPNOTSUPP;
-	ret = vgpu_query_paging(dev, &pg);
-	if (ret)
-		return ret;
-	m->granule = pg.chunk_size ? pg.chunk_size : MANAGED_SVM_CHUNK;
-	return 0;
+	return vgpu_managed_granule(dev, m);
 }
 
 static int msvm_alloc(struct vgpu_dev *dev, struct vgpu_managed *m, size_t size,
 		      struct vgpu_managed_alloc *a)
 {
-	uint64_t rsize = (size + m->granule - 1) & ~(m->granule - 1), addr;
+	int64_t addr;
+	uint64_t rsize;
 	int ret;
 
-	if (rsize > dev->max_bo_size)
-		return -E2BIG;
-	addr = vgpu_managed_reserve(rsize, m->granule, PROT_READ | PROT_WRITE);
-	if (!addr)
-		return -ENOMEM;
-	/* The address must be a GPU VA too (x86-64 user space is below 2^47). */
-	ret = -ENOMEM;
-	if (addr >= dev->va_start && addr + rsize <= dev->va_end)
-		ret = vgpu_vm_mirror(dev, (void *)(uintptr_t)addr, rsize,
-				     VGPU_MAP_R | VGPU_MAP_W);
+	addr = vgpu_managed_reserve(dev, m, size, PROT_READ | PROT_WRITE, &rsize);
+	if (addr < 0)
+		return addr;
+	ret = vgpu_vm_mirror(dev, (void *)(uintptr_t)addr, rsize,
+			     VGPU_MAP_R | VGPU_MAP_W);
 	if (ret) {
 		munmap((void *)(uintptr_t)addr, rsize);
 		return ret;
