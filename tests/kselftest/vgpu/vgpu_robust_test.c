@@ -458,6 +458,31 @@ static int wait_for_device(struct vgpu_dev *dev, int seconds)
  * VRAM fails with EIO, a late import fails with ENODEV, and everything
  * closes; after a rescan the device is back and works.
  */
+/*
+ * Waits up to @secs seconds for a kernel log record containing @what
+ * after the position of @kmsg, a non-blocking fd of /dev/kmsg.
+ */
+static bool klog_wait(int kmsg, const char *what, int secs)
+{
+	char rec[1024];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		/* EPIPE: records were overwritten; the next read goes on. */
+		while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 ||
+		       (n < 0 && errno == EPIPE)) {
+			if (n <= 0)
+				continue;
+			rec[n] = 0;
+			if (strstr(rec, what))
+				return true;
+		}
+		usleep(100000);
+	}
+	return false;
+}
+
 TEST(unplug_with_live_clients)
 {
 	struct vgpu_dev dev, again;
@@ -465,7 +490,7 @@ TEST(unplug_with_live_clients)
 	struct vgpu_cmd hang, fill;
 	uint32_t s_hang, s_fill, vgem_handle, h, late, pageable;
 	char remove[512];
-	int dmabuf, late_dmabuf, vgem, sf_hang, sf_fill, mem, i, status;
+	int dmabuf, late_dmabuf, vgem, sf_hang, sf_fill, mem, i, status, kmsg;
 	pid_t waiter;
 	uint64_t word, k;
 	struct drm_vgpu_get_param gp = { .param = DRM_VGPU_PARAM_VRAM_SIZE };
@@ -547,6 +572,9 @@ TEST(unplug_with_live_clients)
 	usleep(300000);
 	ASSERT_EQ(0, waitpid(waiter, &status, WNOHANG));
 
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
 	ASSERT_EQ(0, vgpu_test_write(remove, "1"));
 
 	/* The sleeper wakes: the job's fence has signalled (with -ENODEV). */
@@ -597,6 +625,13 @@ TEST(unplug_with_live_clients)
 	vgpu_close(&dev);
 	close(vgem);
 	vgem_release();
+	/*
+	 * The last user gone, the device is released (its VRAM manager
+	 * reports last), whichever reference went last: a job freed by its
+	 * scheduler must not release it in the scheduler's own work.
+	 */
+	EXPECT_TRUE(klog_wait(kmsg, "VRAM manager: all VRAM returned", 20));
+	close(kmsg);
 
 	/* Re-plug: a new device that works. */
 	ASSERT_EQ(0, vgpu_test_write("/sys/bus/pci/rescan", "1"));

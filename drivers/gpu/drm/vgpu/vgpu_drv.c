@@ -5,6 +5,7 @@
 
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -403,7 +404,31 @@ static struct pci_driver vgpu_pci_driver = {
 	.err_handler = &vgpu_pci_err_handlers,
 	.dev_groups = vgpu_sysfs_groups,
 };
-module_pci_driver(vgpu_pci_driver);
+
+/* Last VM references dropped away from the schedulers (vgpu_vm_put_async()). */
+struct workqueue_struct *vgpu_release_wq;
+
+static int __init vgpu_init(void)
+{
+	int ret;
+
+	vgpu_release_wq = alloc_workqueue("vgpu-release", WQ_UNBOUND, 0);
+	if (!vgpu_release_wq)
+		return -ENOMEM;
+	ret = pci_register_driver(&vgpu_pci_driver);
+	if (ret)
+		destroy_workqueue(vgpu_release_wq);
+	return ret;
+}
+module_init(vgpu_init);
+
+static void __exit vgpu_exit(void)
+{
+	pci_unregister_driver(&vgpu_pci_driver);
+	/* Devices released by a job's end after their remove go first. */
+	destroy_workqueue(vgpu_release_wq);
+}
+module_exit(vgpu_exit);
 
 MODULE_DESCRIPTION(DRIVER_DESC);
 MODULE_LICENSE("Dual MIT/GPL");

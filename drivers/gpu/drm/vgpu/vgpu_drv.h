@@ -49,6 +49,7 @@
 struct vgpu_svm_dmem;
 
 extern const struct drm_gem_object_funcs vgpu_gem_funcs;
+extern struct workqueue_struct *vgpu_release_wq;
 
 /**
  * struct vgpu_tlb - TLB invalidation state

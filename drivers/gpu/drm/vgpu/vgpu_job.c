@@ -83,7 +83,8 @@ static void vgpu_job_release(struct vgpu_job *job)
 	vgpu_stream_free(job->stream, NULL);
 	vgpu_hw_fence_free(job->hw_fence);
 	kvfree(job->cmds);
-	vgpu_vm_put(job->vm);
+	/* Freed by the scheduler's work: the VM may hold the device's last. */
+	vgpu_vm_put_async(job->vm);
 	kfree(job);
 }
 

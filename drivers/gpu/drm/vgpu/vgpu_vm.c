@@ -8,7 +8,9 @@
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/refcount.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -1021,6 +1023,31 @@ void vgpu_vm_destroy(struct vgpu_vm *vm)
 
 	vgpu_vm_put(vm);
 	vgpu_pt_pool_trim(vdev);
+}
+
+static void vgpu_vm_put_work(struct work_struct *work)
+{
+	vgpu_vm_put(container_of(work, struct vgpu_vm, put_work));
+}
+
+/**
+ * vgpu_vm_put_async() - drop a VM reference from a scheduler's work
+ * @vm: VM, or NULL
+ *
+ * drm_gpuvm holds a reference on the DRM device, so the last reference of
+ * a VM may be the device's last (an unplugged device whose files are
+ * closed), and the device's release stops the schedulers and waits for
+ * their work.  A job freed by its scheduler therefore must not drop it:
+ * such a last reference goes to &vgpu_release_wq, which module exit
+ * drains.  Any other reference is dropped at once.
+ */
+void vgpu_vm_put_async(struct vgpu_vm *vm)
+{
+	if (!vm || refcount_dec_not_one(&vm->gpuvm.kref.refcount))
+		return;
+	/* The last reference: nobody else can see @vm any more. */
+	INIT_WORK(&vm->put_work, vgpu_vm_put_work);
+	queue_work(vgpu_release_wq, &vm->put_work);
 }
 
 /* The last jobs of a closed file finished: free what they used. */

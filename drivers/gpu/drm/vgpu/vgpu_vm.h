@@ -48,6 +48,8 @@ static inline void vgpu_vm_put(struct vgpu_vm *vm)
 	drm_gpuvm_put(&vm->gpuvm);
 }
 
+void vgpu_vm_put_async(struct vgpu_vm *vm);
+
 static inline bool vgpu_vm_banned(struct vgpu_vm *vm)
 {
 	return atomic_read(&vm->banned);

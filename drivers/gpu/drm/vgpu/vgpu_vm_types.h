@@ -100,6 +100,8 @@ struct vgpu_vma {
  * @entities: scheduler entity per exec queue, created on first use.
  * @link: in &vgpu_device.vms (user VMs).
  * @close_work: frees the VM once its last job ended (vgpu_vm_close()).
+ * @put_work: drops the last reference away from a scheduler
+ *	(vgpu_vm_put_async()).
  */
 struct vgpu_vm {
 	struct drm_gpuvm gpuvm;
@@ -138,6 +140,7 @@ struct vgpu_vm {
 	struct drm_sched_entity *entities[VGPU_NUM_QUEUES];
 	struct list_head link;
 	struct work_struct close_work;
+	struct work_struct put_work;
 };
 
 #endif /* __VGPU_VM_TYPES_H__ */
