@@ -590,7 +590,9 @@ int vgpu_query_paging(struct vgpu_dev *dev, struct drm_vgpu_query_paging *pg);
 /**
  * enum vgpu_mem_advice - advice for vgpu_mem_advise(), as cudaMemAdvise's
  * @VGPU_MEM_ADVISE_SET_READ_MOSTLY: the range is mostly read: the GPU
- *	reads a VRAM copy while the CPU keeps its own, until a write.
+ *	reads a VRAM copy while the CPU keeps its own, until a write (on
+ *	the ``svm`` backend there is one copy: the GPU reads it in system
+ *	memory until a GPU write moves it into VRAM).
  * @VGPU_MEM_ADVISE_UNSET_READ_MOSTLY: undo it (the copies collapse).
  * @VGPU_MEM_ADVISE_SET_PREFERRED_LOCATION: keep the range in @location
  *	when there is a choice; the memory moves there now.

@@ -1140,8 +1140,13 @@ struct drm_vgpu_prefetch {
  * keeps the pages of the range in system memory (GPU faults map them
  * there and, with %DRM_VGPU_SVM_VRAM, the pages already in VRAM come back
  * at once); %DRM_VGPU_PLACE_VRAM or 0 lifts it (the next fault migrates
- * again).  READ_MOSTLY and ACCESSED_BY are accepted on mirrors and
- * change nothing.
+ * again).  With %DRM_VGPU_SVM_VRAM, a GPU fault in a mirror leaves the
+ * pages where they are (system memory or VRAM) and maps them there where
+ * the range is advised ACCESSED_BY %DRM_VGPU_ACCESSOR_GPU, and for a read
+ * where it is advised READ_MOSTLY: a mirror's pages cannot have two valid
+ * copies, so the GPU reads read-mostly memory in system memory, and a GPU
+ * write migrates it into VRAM as without the advice.  PREFETCH moves
+ * mirrors whatever these two say.
  */
 enum drm_vgpu_advice {
 	DRM_VGPU_ADVICE_PREFERRED_PLACEMENT = 0,

@@ -941,6 +941,128 @@ TEST_F_TIMEOUT(svm, advise_system_keeps_mirror_in_system_memory, 300)
 	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
 }
 
+/* A page for GPU results that ADVISE keeps in system memory. */
+static uint64_t *sum_page(struct vgpu_dev *dev)
+{
+	uint64_t *sum = anon(PAGE);
+
+	if (!sum || mirror(dev, sum, PAGE, VGPU_MAP_RW) ||
+	    vgpu_advise(dev, (uintptr_t)sum, PAGE,
+			DRM_VGPU_ADVICE_PREFERRED_PLACEMENT, VGPU_PLACE_SYSTEM))
+		return NULL;
+	return sum;
+}
+
+/*
+ * ADVISE ACCESSED_BY the GPU on a mirror: GPU reads and writes map the
+ * pages where they are and never migrate them; PREFETCH still moves
+ * them, and a CPU touch brings them back, after which the GPU uses them
+ * in system memory again.  In system mode nothing moves either way.
+ */
+TEST_F_TIMEOUT(svm, accessed_by_maps_in_place, 300)
+{
+	uint64_t size = 2 * MiB, to_vram, to_sys, remote, moved = ~0ull;
+	uint64_t *sum = sum_page(&self->dev), want;
+	int vram = svm_vram(&self->dev);
+	char *a = anon(size), *b = anon(size);
+
+	ASSERT_TRUE(a && b && sum);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, b, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				 DRM_VGPU_ADVICE_ACCESSED_BY, DRM_VGPU_ACCESSOR_GPU));
+	to_vram = vm_to_vram(&self->dev);
+	remote = ctr(&self->dev, "remote-maps");
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x71717171));
+	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+	if (vram)
+		EXPECT_LT(remote, ctr(&self->dev, "remote-maps"));
+	EXPECT_TRUE(count_u32(a, size, 0x71717171));
+
+	/* PREFETCH moves it all the same; a CPU touch brings it back. */
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, (uintptr_t)a, size,
+				   VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(vram ? size : 0, moved);
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	EXPECT_TRUE(count_u32(a, size, 0x71717171));
+	EXPECT_EQ(to_sys + (vram ? size : 0), dev_ctr(&self->dev, "bytes_to_system"));
+	/* The GPU reads it where it is now: nothing moves in again. */
+	to_vram = vm_to_vram(&self->dev);
+	want = vgpu_fnv1a64(a, size);
+	ASSERT_EQ(0, gpu_checksum(&self->dev, a, size, sum));
+	EXPECT_EQ(want, *sum);
+	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+
+	/* Set and cleared: the GPU's first write migrates (VRAM mode). */
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)b, size,
+				 DRM_VGPU_ADVICE_ACCESSED_BY, DRM_VGPU_ACCESSOR_GPU));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)b, size,
+				 DRM_VGPU_ADVICE_ACCESSED_BY, 0));
+	ASSERT_EQ(0, gpu_fill(&self->dev, b, size, 0x72727272));
+	EXPECT_EQ(to_vram + (vram ? size : 0), vm_to_vram(&self->dev));
+	EXPECT_TRUE(count_u32(b, size, 0x72727272));
+	/* Hostile: an accessor vgpu does not know. */
+	EXPECT_EQ(-EINVAL, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				       DRM_VGPU_ADVICE_ACCESSED_BY, 1ull << 40));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * ADVISE READ_MOSTLY on a mirror: one copy, kept where both sides read
+ * it.  GPU reads use the system pages; a GPU write migrates them (VRAM
+ * mode), a CPU read brings them back, and the GPU's next reads leave them
+ * there.  Cleared, the GPU's first read migrates again.
+ */
+TEST_F_TIMEOUT(svm, read_mostly_reads_in_place, 300)
+{
+	uint64_t size = 2 * MiB, i, to_vram, to_sys, *p = anon(size);
+	uint64_t *sum = sum_page(&self->dev), *q = anon(size), want;
+	int vram = svm_vram(&self->dev);
+
+	ASSERT_TRUE(p && q && sum);
+	for (i = 0; i < size / 8; i++) {
+		p[i] = pattern(41, i);
+		q[i] = pattern(43, i);
+	}
+	want = vgpu_fnv1a64(p, size);
+	ASSERT_EQ(0, mirror(&self->dev, p, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, q, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)p, size,
+				 DRM_VGPU_ADVICE_READ_MOSTLY, 1));
+	to_vram = vm_to_vram(&self->dev);
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	EXPECT_EQ(want, *sum);
+	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+	EXPECT_EQ(want, vgpu_fnv1a64(p, size));
+
+	/* A GPU write migrates; a CPU read brings it back. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, p, size, 0x73737373));
+	EXPECT_EQ(to_vram + (vram ? size : 0), vm_to_vram(&self->dev));
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	EXPECT_TRUE(count_u32(p, size, 0x73737373));
+	EXPECT_EQ(to_sys + (vram ? size : 0), dev_ctr(&self->dev, "bytes_to_system"));
+	/* The next GPU reads leave it in system memory. */
+	to_vram = vm_to_vram(&self->dev);
+	want = vgpu_fnv1a64(p, size);
+	ASSERT_EQ(0, gpu_checksum(&self->dev, p, size, sum));
+	EXPECT_EQ(want, *sum);
+	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+
+	/* Set and cleared: a read migrates as without advice. */
+	want = vgpu_fnv1a64(q, size);
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)q, size,
+				 DRM_VGPU_ADVICE_READ_MOSTLY, 1));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)q, size,
+				 DRM_VGPU_ADVICE_READ_MOSTLY, 0));
+	ASSERT_EQ(0, gpu_checksum(&self->dev, q, size, sum));
+	EXPECT_EQ(want, *sum);
+	EXPECT_EQ(to_vram + (vram ? size : 0), vm_to_vram(&self->dev));
+	/* Hostile: a value READ_MOSTLY does not take. */
+	EXPECT_EQ(-EINVAL, vgpu_advise(&self->dev, (uintptr_t)p, size,
+				       DRM_VGPU_ADVICE_READ_MOSTLY, 2));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
 /*
  * Four times VRAM of process memory, through one mirror; where it
  * migrates, the pool evicts it to make room as it goes.

@@ -93,10 +93,34 @@
  * would.  Without DEVICE_PRIVATE (Debian's kernel) everything stays in
  * system memory (%DRM_VGPU_SVM_MIRROR only).
  *
- * PREFETCH and ADVISE PREFERRED_PLACEMENT work on mirrors as the uapi
- * says (vgpu_svm_prefetch_range(), vgpu_svm_advise_range()): the advice is
- * the VM's, per VA range ("ADVISE hints per VA range"), and goes with the
+ * PREFETCH and ADVISE work on mirrors as the uapi says
+ * (vgpu_svm_prefetch_range(), vgpu_svm_advise_range()): the advice is the
+ * VM's, per VA range ("ADVISE hints per VA range"), and goes with the
  * range when it is unmapped.
+ *
+ * **Advice on mirrors.**  Where the kernel migrates, a GPU fault leaves
+ * the pages where they are, system memory or VRAM, and maps them there,
+ * when its page is advised
+ *
+ * - PREFERRED_PLACEMENT system (and the pages in VRAM come back at once);
+ * - ACCESSED_BY the GPU: the GPU maps the memory wherever it lives and
+ *   never moves it (as cudaMemAdviseSetAccessedBy).  A move made by
+ *   somebody else (a CPU touch, an eviction, PREFETCH) takes the GPU's
+ *   leaves away through the notifier, and the next GPU access faults and
+ *   maps the pages where they are then: a block of VRAM knows no VM to
+ *   map them again in;
+ * - READ_MOSTLY, for a read.  HMM cannot keep two valid copies of a page
+ *   (a device-private page replaces the CPU's, and a CPU store through a
+ *   writable entry tells nobody), so vgpu cannot duplicate as it does for
+ *   pageable BOs.  It keeps the one copy where the CPU reads it instead:
+ *   GPU reads map the system pages read-only, so reads from both sides
+ *   never make the pages travel; a GPU write (the fault on that read-only
+ *   leaf) migrates them into VRAM as without the advice, and a CPU touch
+ *   brings them back.
+ *
+ * PREFETCH to VRAM moves the pages whatever READ_MOSTLY and ACCESSED_BY
+ * say; only a preference for system memory holds it back.  Without
+ * DEVICE_PRIVATE nothing migrates and none of this changes anything.
  *
  * Lock order: &vgpu_vm.lock (read, the fault, PREFETCH, ADVISE; write,
  * VM_BIND), the mm's mmap lock (hmm_range_fault() and migrations),
@@ -491,14 +515,19 @@ static void vgpu_svm_narrow(struct vgpu_svm_mirror *m, u64 va, u64 *start,
 }
 
 /*
- * Where a fault at @va may migrate, inside [@lo, @hi): the run of pages
- * around it that no advice keeps in system memory ("ADVISE hints per VA
- * range").  False if its own page is advised so.
+ * The advice that keeps pages where they are when the GPU touches them
+ * (see "Advice on mirrors"): a preference for system memory, ACCESSED_BY
+ * (the GPU maps them wherever they live) and, for a read, READ_MOSTLY.
+ * PREFETCH is held back by the preference only.  vgpu_advice_bounds()
+ * with these bits says where an access may migrate ("ADVISE hints per VA
+ * range").
  */
-static bool vgpu_svm_migrate_bounds(struct vgpu_svm_mirror *m, u64 va,
-				    u64 *lo, u64 *hi)
+static u32 vgpu_svm_stay_advice(bool write, bool prefetch)
 {
-	return vgpu_advice_bounds(m->vm, va, VGPU_ADVICE_PREF_SYSTEM, lo, hi);
+	if (prefetch)
+		return VGPU_ADVICE_PREF_SYSTEM;
+	return VGPU_ADVICE_PREF_SYSTEM | VGPU_ADVICE_ACCESSED_BY |
+	       (write ? 0 : VGPU_ADVICE_READ_MOSTLY);
 }
 
 /*
@@ -533,7 +562,8 @@ static int vgpu_svm_mirror_fault(struct vgpu_svm_mirror *m, u64 va,
 		return -EFAULT;	/* the process is gone */
 	/* Into VRAM first where the kernel can; the CPU's view then changed. */
 	if (!prefetch && vgpu_svm_dmem_owner(vm->vdev) &&
-	    vgpu_svm_migrate_bounds(m, va, &lo, &hi)) {
+	    vgpu_advice_bounds(vm, va, vgpu_svm_stay_advice(write, false),
+			       &lo, &hi)) {
 		vgpu_chunk_batch_kick(cb);
 		moved = vgpu_svm_dmem_migrate(vm, va, lo, hi);
 	}
@@ -689,7 +719,9 @@ static int vgpu_svm_mirror_prefetch(struct vgpu_svm_mirror *m, u64 start,
 		for (va = start; va < end; va = round_down(va, step) + step) {
 			lo = start;
 			hi = end;
-			if (vgpu_svm_migrate_bounds(m, va, &lo, &hi))
+			if (vgpu_advice_bounds(vm, va,
+					       vgpu_svm_stay_advice(false, true),
+					       &lo, &hi))
 				*moved += vgpu_svm_dmem_migrate(vm, va, lo, hi);
 		}
 	} else if (placement == DRM_VGPU_PLACE_SYSTEM) {
@@ -781,11 +813,9 @@ static void vgpu_svm_mirror_to_system(struct vgpu_svm_mirror *m, u64 start,
  * @value: its value
  *
  * The caller recorded the hint for the range (vgpu_advice_set()), which
- * the mirror's faults look up.  Only %DRM_VGPU_ADVICE_PREFERRED_PLACEMENT
- * acts on mirrors: system memory keeps the pages of the range there (GPU
- * faults map them in system memory, and pages in VRAM come back now);
- * VRAM or 0 clears that.  The other advice is recorded and does nothing
- * on mirrors.
+ * the mirror's faults look up (see "Advice on mirrors").  Only
+ * %DRM_VGPU_ADVICE_PREFERRED_PLACEMENT system moves anything now: the
+ * pages of the range in VRAM come back.
  *
  * Context: &vgpu_vm.lock held (read).
  * Return: 0.
