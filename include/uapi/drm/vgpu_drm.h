@@ -1145,8 +1145,10 @@ struct drm_vgpu_prefetch {
  * the range is advised ACCESSED_BY %DRM_VGPU_ACCESSOR_GPU, and for a read
  * where it is advised READ_MOSTLY: a mirror's pages cannot have two valid
  * copies, so the GPU reads read-mostly memory in system memory, and a GPU
- * write migrates it into VRAM as without the advice.  PREFETCH moves
- * mirrors whatever these two say.
+ * write migrates it into VRAM as without the advice.  After the kernel
+ * moved pages advised ACCESSED_BY (a CPU touch, an eviction, PREFETCH),
+ * it maps them again where they are, read-only, shortly after the move.
+ * PREFETCH moves mirrors whatever these two say.
  */
 enum drm_vgpu_advice {
 	DRM_VGPU_ADVICE_PREFERRED_PLACEMENT = 0,

@@ -953,16 +953,31 @@ static uint64_t *sum_page(struct vgpu_dev *dev)
 	return sum;
 }
 
+/* A counter of fdinfo once it stopped moving for 200 ms (10 s at most). */
+static uint64_t settled(struct vgpu_dev *dev, const char *key)
+{
+	uint64_t v = ctr(dev, key), last = ~0ull;
+	int i;
+
+	for (i = 0; i < 50 && v != last; i++) {
+		usleep(200 * 1000);
+		last = v;
+		v = ctr(dev, key);
+	}
+	return v;
+}
+
 /*
  * ADVISE ACCESSED_BY the GPU on a mirror: GPU reads and writes map the
  * pages where they are and never migrate them; PREFETCH still moves
- * them, and a CPU touch brings them back, after which the GPU uses them
- * in system memory again.  In system mode nothing moves either way.
+ * them, and a CPU touch brings them back, after which the driver maps
+ * them again in system memory: the GPU's next reads do not fault.  In
+ * system mode nothing moves either way.
  */
 TEST_F_TIMEOUT(svm, accessed_by_maps_in_place, 300)
 {
 	uint64_t size = 2 * MiB, to_vram, to_sys, remote, moved = ~0ull;
-	uint64_t *sum = sum_page(&self->dev), want;
+	uint64_t *sum = sum_page(&self->dev), want, remaps, faults;
 	int vram = svm_vram(&self->dev);
 	char *a = anon(size), *b = anon(size);
 
@@ -979,19 +994,29 @@ TEST_F_TIMEOUT(svm, accessed_by_maps_in_place, 300)
 		EXPECT_LT(remote, ctr(&self->dev, "remote-maps"));
 	EXPECT_TRUE(count_u32(a, size, 0x71717171));
 
-	/* PREFETCH moves it all the same; a CPU touch brings it back. */
+	/*
+	 * PREFETCH moves it all the same; a CPU touch brings it back, and
+	 * the driver maps it again where it is then (VRAM mode).
+	 */
 	ASSERT_EQ(0, vgpu_prefetch(&self->dev, (uintptr_t)a, size,
 				   VGPU_PLACE_VRAM, &moved));
 	EXPECT_EQ(vram ? size : 0, moved);
 	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	remaps = ctr(&self->dev, "svm-remaps");
 	EXPECT_TRUE(count_u32(a, size, 0x71717171));
 	EXPECT_EQ(to_sys + (vram ? size : 0), dev_ctr(&self->dev, "bytes_to_system"));
-	/* The GPU reads it where it is now: nothing moves in again. */
+	if (vram)
+		EXPECT_LT(remaps, settled(&self->dev, "svm-remaps"));
+	/* The GPU reads it where it is now: no fault, nothing moves in. */
 	to_vram = vm_to_vram(&self->dev);
 	want = vgpu_fnv1a64(a, size);
+	ASSERT_EQ(0, gpu_checksum(&self->dev, sum, PAGE, sum));
+	faults = ctr(&self->dev, "svm-faults");
 	ASSERT_EQ(0, gpu_checksum(&self->dev, a, size, sum));
 	EXPECT_EQ(want, *sum);
 	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+	if (vram)
+		EXPECT_EQ(faults, ctr(&self->dev, "svm-faults"));
 
 	/* Set and cleared: the GPU's first write migrates (VRAM mode). */
 	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)b, size,

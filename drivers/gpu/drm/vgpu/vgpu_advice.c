@@ -172,3 +172,34 @@ bool vgpu_advice_bounds(struct vgpu_vm *vm, u64 va, u32 bits, u64 *lo, u64 *hi)
 	mutex_unlock(&vm->advice_lock);
 	return ok;
 }
+
+/**
+ * vgpu_advice_find() - the first part of a range with some hints
+ * @vm: VM
+ * @bits: ``VGPU_ADVICE_*`` bits
+ * @lo: in: the start of the range; out: where that part starts
+ * @hi: in: its end (exclusive); out: where that part ends
+ *
+ * Return: false if no part of [@lo, @hi) has one of @bits; else true,
+ * with [@lo, @hi) narrowed to the first entry that has one.
+ */
+bool vgpu_advice_find(struct vgpu_vm *vm, u32 bits, u64 *lo, u64 *hi)
+{
+	MA_STATE(mas, &vm->advice, *lo, *lo);
+	bool found = false;
+	void *entry;
+
+	if (*lo >= *hi)
+		return false;
+	mutex_lock(&vm->advice_lock);
+	mas_for_each(&mas, entry, *hi - 1) {
+		if (!(xa_to_value(entry) & bits))
+			continue;
+		*lo = max_t(u64, *lo, mas.index);
+		*hi = min_t(u64, *hi, mas.last + 1);
+		found = true;
+		break;
+	}
+	mutex_unlock(&vm->advice_lock);
+	return found;
+}

@@ -28,5 +28,6 @@ int vgpu_advice_set(struct vgpu_vm *vm, u64 va, u64 range, u32 mask, u32 bits);
 void vgpu_advice_clear(struct vgpu_vm *vm, u64 va, u64 range);
 u32 vgpu_advice_get(struct vgpu_vm *vm, u64 va, u64 range);
 bool vgpu_advice_bounds(struct vgpu_vm *vm, u64 va, u32 bits, u64 *lo, u64 *hi);
+bool vgpu_advice_find(struct vgpu_vm *vm, u32 bits, u64 *lo, u64 *hi);
 
 #endif /* __VGPU_ADVICE_H__ */

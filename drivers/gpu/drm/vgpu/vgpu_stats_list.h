@@ -235,6 +235,9 @@
 	  "CPU address-space changes that took mirrored pages away")	\
 	X(SVM_PAGES_UNMAPPED, svm_pages_unmapped, "svm-pages-unmapped",	\
 	  COUNT, PAGING, VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,	\
-	  "mirrored pages taken out of GPU page tables again")
+	  "mirrored pages taken out of GPU page tables again")		\
+	X(SVM_REMAPS, svm_remaps, "svm-remaps", COUNT, PAGING,		\
+	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
+	  "mirrored ranges advised ACCESSED_BY mapped again after a move")
 
 #endif /* __VGPU_STATS_LIST_H__ */

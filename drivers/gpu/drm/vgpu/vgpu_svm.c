@@ -10,6 +10,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gpuvm.h>
 #include <drm/vgpu_drm.h>
 
@@ -104,11 +105,16 @@
  *
  * - PREFERRED_PLACEMENT system (and the pages in VRAM come back at once);
  * - ACCESSED_BY the GPU: the GPU maps the memory wherever it lives and
- *   never moves it (as cudaMemAdviseSetAccessedBy).  A move made by
- *   somebody else (a CPU touch, an eviction, PREFETCH) takes the GPU's
- *   leaves away through the notifier, and the next GPU access faults and
- *   maps the pages where they are then: a block of VRAM knows no VM to
- *   map them again in;
+ *   never moves it (as cudaMemAdviseSetAccessedBy).  When somebody else
+ *   moves it (a CPU touch, an eviction, PREFETCH, another VM's fault: any
+ *   migration of ours, which the notifier sees as %MMU_NOTIFY_MIGRATE
+ *   with our owner), the notifier takes the GPU's leaves away as always
+ *   and queues the VM's &vgpu_svm_remap work, which maps the advised
+ *   pages of the moved range again, read-only as a read fault would,
+ *   where they are now (counted in ``svm_remaps``): the GPU's next read
+ *   does not fault.  The work runs after the notifier, so an access in
+ *   between faults and maps as without the advice; a VM's mirrors watch
+ *   for moves once it was advised ACCESSED_BY somewhere;
  * - READ_MOSTLY, for a read.  HMM cannot keep two valid copies of a page
  *   (a device-private page replaces the CPU's, and a CPU store through a
  *   writable entry tells nobody), so vgpu cannot duplicate as it does for
@@ -127,6 +133,8 @@
  * &vgpu_pool.lock (a migration's VRAM), &vgpu_svm_mirror.lock,
  * &vgpu_vm.pt_lock.  Nothing takes the pool lock under a notifier lock:
  * an eviction holds the pool lock while the core calls the notifier.
+ * &vgpu_svm_remap.lock is taken by the notifier alone, after it dropped
+ * the notifier lock, and nothing is taken under it.
  */
 
 /**
@@ -232,6 +240,29 @@ static unsigned int vgpu_svm_zap_locked(struct vgpu_svm_mirror *m, u64 start,
 	return n;
 }
 
+/*
+ * Our migration moved [@start, @end) of a mirror of @vm: where the VM
+ * advised ACCESSED_BY, the GPU is to map the pages again where they are
+ * now (vgpu_svm_remap_work()).  Context: the notifier; allocates nothing.
+ */
+static void vgpu_svm_remap_queue(struct vgpu_vm *vm, u64 start, u64 end)
+{
+	struct vgpu_svm_remap *r = &vm->svm_remap;
+
+	spin_lock(&r->lock);
+	r->start = min(r->start, start);
+	r->end = max(r->end, end);
+	spin_unlock(&r->lock);
+	/*
+	 * The work drops the reference.  The mirror's VM is alive, so the
+	 * one dropped here, when the work was queued already, is not the
+	 * last.
+	 */
+	vgpu_vm_get(vm);
+	if (!queue_work(vgpu_release_wq, &r->work))
+		vgpu_vm_put(vm);
+}
+
 static bool vgpu_svm_invalidate(struct mmu_interval_notifier *mni,
 				const struct mmu_notifier_range *range,
 				unsigned long cur_seq)
@@ -253,6 +284,8 @@ static bool vgpu_svm_invalidate(struct mmu_interval_notifier *mni,
 	if (start < end && vgpu_svm_zap_locked(m, start, end) && !own)
 		vgpu_stats_add(m->vm->vdev, m->vm, VGPU_STAT_SVM_INVALIDATIONS, 1);
 	mutex_unlock(&m->lock);
+	if (own && start < end && READ_ONCE(m->vm->svm_remap.armed))
+		vgpu_svm_remap_queue(m->vm, start, end);
 	return true;
 }
 
@@ -747,6 +780,62 @@ static int vgpu_svm_mirror_prefetch(struct vgpu_svm_mirror *m, u64 start,
 	return ret;
 }
 
+/*
+ * Maps, as a read fault would and without moving anything, the pages
+ * advised ACCESSED_BY in the range that our migrations moved since the
+ * last run (see "Advice on mirrors"); drops the reference the notifier
+ * took.
+ */
+static void vgpu_svm_remap_work(struct work_struct *work)
+{
+	struct vgpu_vm *vm = container_of(work, struct vgpu_vm, svm_remap.work);
+	struct vgpu_svm_remap *r = &vm->svm_remap;
+	struct drm_gpuva *gva;
+	u64 start, end, s, e, lo, hi, moved = 0;
+	int idx;
+
+	spin_lock(&r->lock);
+	start = r->start;
+	end = r->end;
+	r->start = U64_MAX;
+	r->end = 0;
+	spin_unlock(&r->lock);
+	if (start >= end || vgpu_vm_banned(vm) ||
+	    !drm_dev_enter(&vm->vdev->drm, &idx))
+		goto out;
+	down_read(&vm->lock);
+	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, start, end) {
+		struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
+
+		if (!vma->mirror)
+			continue;
+		s = max(start, gva->va.addr);
+		e = min(end, gva->va.addr + gva->va.range);
+		for (lo = s, hi = e;
+		     vgpu_advice_find(vm, VGPU_ADVICE_ACCESSED_BY, &lo, &hi);
+		     lo = hi, hi = e) {
+			vgpu_svm_mirror_prefetch(vma->mirror, lo, hi, 0, &moved);
+			vgpu_stats_add(vm->vdev, vm, VGPU_STAT_SVM_REMAPS, 1);
+		}
+	}
+	up_read(&vm->lock);
+	drm_dev_exit(idx);
+out:
+	vgpu_vm_put(vm);
+}
+
+/**
+ * vgpu_svm_vm_init() - a new VM's mirrors watch no moves yet
+ * @vm: new VM
+ */
+void vgpu_svm_vm_init(struct vgpu_vm *vm)
+{
+	INIT_WORK(&vm->svm_remap.work, vgpu_svm_remap_work);
+	spin_lock_init(&vm->svm_remap.lock);
+	vm->svm_remap.start = U64_MAX;
+	vm->svm_remap.end = 0;
+}
+
 /**
  * vgpu_svm_prefetch_range() - PREFETCH the mirrors in a VA range
  * @vm: VM
@@ -826,6 +915,10 @@ int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
 	struct drm_gpuva *gva;
 
 	lockdep_assert_held(&vm->lock);
+	/* From now on our moves of the VM's mirrored pages are watched. */
+	if (vm->mm && advice == DRM_VGPU_ADVICE_ACCESSED_BY &&
+	    (value & DRM_VGPU_ACCESSOR_GPU))
+		WRITE_ONCE(vm->svm_remap.armed, true);
 	if (!vm->mm || advice != DRM_VGPU_ADVICE_PREFERRED_PLACEMENT ||
 	    value != DRM_VGPU_PLACE_SYSTEM)
 		return 0;

@@ -8,7 +8,9 @@
 #include <linux/bitmap.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 struct vgpu_vm;
@@ -66,6 +68,25 @@ struct vgpu_svm_mirror {
 	struct mmu_interval_notifier notifier;
 	struct mutex lock;	/* the notifier lock, see above */
 	struct xarray blocks;
+};
+
+/**
+ * struct vgpu_svm_remap - a VM's mirrored pages advised ACCESSED_BY,
+ *	mapped again after somebody else moved them ("Advice on mirrors")
+ * @work: maps them (on &vgpu_release_wq: it drops a VM reference).
+ * @lock: protects @start and @end; taken in the notifier.
+ * @start: start of the range moved since @work last took it; U64_MAX:
+ *	none.
+ * @end: end of that range.
+ * @armed: the VM was advised ACCESSED_BY the GPU somewhere: its mirrors
+ *	watch for moves.
+ */
+struct vgpu_svm_remap {
+	struct work_struct work;
+	spinlock_t lock;	/* protects @start, @end */
+	u64 start;
+	u64 end;
+	bool armed;
 };
 
 #endif /* __VGPU_SVM_TYPES_H__ */

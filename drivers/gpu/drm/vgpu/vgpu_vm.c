@@ -934,6 +934,7 @@ struct vgpu_vm *vgpu_vm_create(struct vgpu_device *vdev, bool kernel)
 	mutex_init(&vm->entity_lock);
 	INIT_LIST_HEAD(&vm->rebind);
 	vgpu_advice_init(vm);
+	vgpu_svm_vm_init(vm);
 	vm->inval_start = U64_MAX;
 	INIT_LIST_HEAD(&vm->inval_link);
 	vgpu_stream_init(vm);

@@ -20,6 +20,7 @@
 #include "vgpu_pt.h"
 #include "vgpu_stats_types.h"
 #include "vgpu_stream_types.h"
+#include "vgpu_svm_types.h"
 
 struct drm_sched_entity;
 struct mm_struct;
@@ -75,6 +76,7 @@ struct vgpu_vma {
  * @advice: ADVISE hints per VA range ("ADVISE hints per VA range",
  *	vgpu_advice.c), its external lock @advice_lock.
  * @advice_lock: protects @advice.
+ * @svm_remap: maps mirrored pages advised ACCESSED_BY again after a move.
  * @inval_start: start of the VA range whose leaves were changed without
  *	a TLB flush yet: ACCESSED bits the recency sampler cleared
  *	(vgpu_vm_bo_age()) and leaves of a batch's victims zapped
@@ -120,6 +122,7 @@ struct vgpu_vm {
 	struct list_head rebind;
 	struct maple_tree advice;
 	struct mutex advice_lock;	/* protects @advice */
+	struct vgpu_svm_remap svm_remap;
 	u64 inval_start;
 	u64 inval_end;
 	struct list_head inval_link;
