@@ -1022,8 +1022,9 @@ void vgpu_vm_destroy(struct vgpu_vm *vm)
 	mutex_unlock(&vm->pt_lock);
 	up_write(&vm->lock);
 
-	vgpu_vm_put(vm);
+	/* Before the put, which may be the device's last reference. */
 	vgpu_pt_pool_trim(vdev);
+	vgpu_vm_put(vm);
 }
 
 static void vgpu_vm_put_work(struct work_struct *work)
