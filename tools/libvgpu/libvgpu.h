@@ -595,7 +595,9 @@ int vgpu_query_paging(struct vgpu_dev *dev, struct drm_vgpu_query_paging *pg);
  *	memory until a GPU write moves it into VRAM).
  * @VGPU_MEM_ADVISE_UNSET_READ_MOSTLY: undo it (the copies collapse).
  * @VGPU_MEM_ADVISE_SET_PREFERRED_LOCATION: keep the range in @location
- *	when there is a choice; the memory moves there now.
+ *	when there is a choice; the memory moves there now, as by
+ *	vgpu_mem_prefetch() but without widening the range (on the
+ *	``pageable-bo`` backend whole chunks move all the same).
  * @VGPU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: drop the preference.
  * @VGPU_MEM_ADVISE_SET_ACCESSED_BY: @location keeps a mapping of the range
  *	wherever it lives (for %VGPU_MEM_LOC_GPU: no fault after a move).
@@ -644,7 +646,10 @@ int vgpu_malloc_managed(struct vgpu_dev *dev, size_t size, unsigned int flags,
  * synchronises), then unmaps it on both sides.
  *
  * Return: 0, or -EINVAL for a pointer that is not the start of a live
- * managed allocation of @dev (an interior, foreign or freed pointer).
+ * managed allocation of @dev (an interior, foreign or freed pointer);
+ * else the first error of waiting or unmapping (from EXEC, VM_BIND or
+ * munmap()).  As with close(), the allocation is gone whatever the
+ * result: every step is taken, and @ptr is no longer managed memory.
  */
 int vgpu_free(struct vgpu_dev *dev, void *ptr);
 

@@ -1082,8 +1082,9 @@ struct drm_vgpu_query {
  * %DRM_VGPU_PLACE_SYSTEM, an unaligned or empty range, or one outside
  * [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END); -ENOENT when part of
  * the range is not mapped, or for an unknown @vm_id; -ECANCELED when the
- * VM is banned; -ENOMEM / -ENOSPC when the memory cannot be found even by evicting; -EINTR /
- * -ERESTARTSYS on a signal (what moved stays moved).
+ * VM is banned; -ENOMEM / -ENOSPC when the memory cannot be found even by evicting; -EIO
+ * when the copy engine failed a copy (the data stays where it was);
+ * -EINTR / -ERESTARTSYS on a signal (what moved stays moved).
  */
 struct drm_vgpu_prefetch {
 	/** @va: start of the range, 4 KiB aligned. */
@@ -1139,8 +1140,9 @@ struct drm_vgpu_prefetch {
  * On CPU-address mirrors, PREFERRED_PLACEMENT %DRM_VGPU_PLACE_SYSTEM
  * keeps the pages of the range in system memory (GPU faults map them
  * there and, with %DRM_VGPU_SVM_VRAM, the pages already in VRAM come back
- * at once); %DRM_VGPU_PLACE_VRAM or 0 lifts it (the next fault migrates
- * again).  With %DRM_VGPU_SVM_VRAM, a GPU fault in a mirror leaves the
+ * at once); %DRM_VGPU_PLACE_VRAM lifts it and, with %DRM_VGPU_SVM_VRAM,
+ * moves the range into VRAM at once, as PREFETCH does; 0 lifts it (the
+ * next fault migrates again).  With %DRM_VGPU_SVM_VRAM, a GPU fault in a mirror leaves the
  * pages where they are (system memory or VRAM) and maps them there where
  * the range is advised ACCESSED_BY %DRM_VGPU_ACCESSOR_GPU, and for a read
  * where it is advised READ_MOSTLY: a mirror's pages cannot have two valid
@@ -1182,7 +1184,9 @@ enum drm_vgpu_advice {
  * non-zero @flags / @pad, an unaligned or empty range, or one
  * outside [%DRM_VGPU_PARAM_VA_START, %DRM_VGPU_PARAM_VA_END); -ENOENT when
  * part of the range is not mapped, or for an unknown @vm_id; -ECANCELED when the VM is banned;
- * -ENOMEM.
+ * -ENOMEM; a placement preference that moves memory fails as PREFETCH
+ * does (-ENOMEM / -ENOSPC, -EIO when a copy failed, -EINTR /
+ * -ERESTARTSYS), the hint recorded and what moved staying moved.
  */
 struct drm_vgpu_advise {
 	/** @va: start of the range, 4 KiB aligned. */
@@ -1231,7 +1235,7 @@ struct drm_vgpu_paging_counters {
 	__u64 bytes_to_vram;
 	/** @bytes_to_system: bytes migrated from VRAM to system memory. */
 	__u64 bytes_to_system;
-	/** @evictions: chunks or BOs evicted from VRAM to make room. */
+	/** @evictions: chunks, BOs or SVM blocks evicted from VRAM for room. */
 	__u64 evictions;
 	/**
 	 * @remote_maps: chunks mapped in system memory instead of migrated

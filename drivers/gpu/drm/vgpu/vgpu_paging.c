@@ -496,10 +496,10 @@ int vgpu_advise_ioctl(struct drm_device *drm, void *data,
 	if (!ret)
 		ret = vgpu_chunk_advise_range(vm, args->va, args->range,
 					      args->advice, args->value, &moved);
-	/* CPU-address mirrors keep it per page. */
+	/* CPU-address mirrors look it up per page, and move as BOs do. */
 	if (!ret)
 		ret = vgpu_svm_advise_range(vm, args->va, args->range,
-					    args->advice, args->value);
+					    args->advice, args->value, &moved);
 out:
 	up_read(&vm->lock);
 	vgpu_file_vm_put(vm);

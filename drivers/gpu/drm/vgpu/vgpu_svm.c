@@ -125,8 +125,10 @@
  *   brings them back.
  *
  * PREFETCH to VRAM moves the pages whatever READ_MOSTLY and ACCESSED_BY
- * say; only a preference for system memory holds it back.  Without
- * DEVICE_PRIVATE nothing migrates and none of this changes anything.
+ * say; only a preference for system memory holds it back.  A preference
+ * for VRAM, like one for BOs, moves the range in at once, as PREFETCH
+ * does; after that faults migrate as without it.  Without DEVICE_PRIVATE
+ * nothing migrates and none of this changes anything.
  *
  * Lock order: &vgpu_vm.lock (read, the fault, PREFETCH, ADVISE; write,
  * VM_BIND), the mm's mmap lock (hmm_range_fault() and migrations),
@@ -883,16 +885,6 @@ int vgpu_svm_prefetch_range(struct vgpu_vm *vm, u64 va, u64 range,
 	return ret;
 }
 
-/* [@start, @end) of @m is to stay in system memory: what is in VRAM comes back. */
-static void vgpu_svm_mirror_to_system(struct vgpu_svm_mirror *m, u64 start,
-				      u64 end)
-{
-	if (!mmget_not_zero(m->vm->mm))
-		return;
-	vgpu_svm_dmem_to_system(m->vm, start, end);
-	mmput(m->vm->mm);
-}
-
 /**
  * vgpu_svm_advise_range() - ADVISE the mirrors in a VA range
  * @vm: VM
@@ -900,19 +892,26 @@ static void vgpu_svm_mirror_to_system(struct vgpu_svm_mirror *m, u64 start,
  * @range: bytes
  * @advice: ``DRM_VGPU_ADVICE_*``
  * @value: its value
+ * @moved: bytes a placement preference moved into VRAM are added here
  *
  * The caller recorded the hint for the range (vgpu_advice_set()), which
- * the mirror's faults look up (see "Advice on mirrors").  Only
- * %DRM_VGPU_ADVICE_PREFERRED_PLACEMENT system moves anything now: the
- * pages of the range in VRAM come back.
+ * the mirror's faults look up (see "Advice on mirrors").  A placement
+ * preference is acted on at once, as for BOs: system brings the pages of
+ * the range in VRAM back; VRAM, where the kernel migrates
+ * (%DRM_VGPU_SVM_VRAM), moves the range into VRAM and maps it, as
+ * PREFETCH does.  The other hints move nothing now.
  *
- * Context: &vgpu_vm.lock held (read).
- * Return: 0.
+ * Context: &vgpu_vm.lock held (read); takes the mm's mmap lock and the
+ * pool lock.
+ * Return: 0, or an error of vgpu_svm_dmem_to_system() or of PREFETCH
+ * (-ENOMEM, -ENOSPC, -EIO).
  */
 int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
-			  u64 value)
+			  u64 value, u64 *moved)
 {
 	struct drm_gpuva *gva;
+	s64 back;
+	int ret = 0;
 
 	lockdep_assert_held(&vm->lock);
 	/* From now on our moves of the VM's mirrored pages are watched. */
@@ -920,15 +919,25 @@ int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
 	    (value & DRM_VGPU_ACCESSOR_GPU))
 		WRITE_ONCE(vm->svm_remap.armed, true);
 	if (!vm->mm || advice != DRM_VGPU_ADVICE_PREFERRED_PLACEMENT ||
-	    value != DRM_VGPU_PLACE_SYSTEM)
+	    !vgpu_svm_dmem_owner(vm->vdev))
+		return 0;
+	if (value == DRM_VGPU_PLACE_VRAM)
+		return vgpu_svm_prefetch_range(vm, va, range, value, moved);
+	if (value != DRM_VGPU_PLACE_SYSTEM || !mmget_not_zero(vm->mm))
 		return 0;
 	drm_gpuvm_for_each_va_range(gva, &vm->gpuvm, va, va + range) {
 		struct vgpu_vma *vma = container_of(gva, struct vgpu_vma, base);
 
-		if (vma->mirror)
-			vgpu_svm_mirror_to_system(vma->mirror, max(va, gva->va.addr),
-						  min(va + range,
-						      gva->va.addr + gva->va.range));
+		if (!vma->mirror)
+			continue;
+		back = vgpu_svm_dmem_to_system(vm, max(va, gva->va.addr),
+					       min(va + range,
+						   gva->va.addr + gva->va.range));
+		if (back < 0) {
+			ret = back;
+			break;
+		}
 	}
-	return 0;
+	mmput(vm->mm);
+	return ret;
 }

@@ -24,6 +24,6 @@ int vgpu_svm_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 int vgpu_svm_prefetch_range(struct vgpu_vm *vm, u64 va, u64 range,
 			    u32 placement, u64 *moved);
 int vgpu_svm_advise_range(struct vgpu_vm *vm, u64 va, u64 range, u32 advice,
-			  u64 value);
+			  u64 value, u64 *moved);
 
 #endif /* __VGPU_SVM_H__ */
