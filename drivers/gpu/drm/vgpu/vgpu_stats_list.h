@@ -59,7 +59,7 @@
 	  "moved out of VRAM by the kernel (BOs, chunks, SVM memory)")		\
 	X(EVICTIONS, evictions, "evictions", COUNT, DRIVER,		\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
-	  "BOs and chunks moved out of VRAM to make room")		\
+	  "BOs, chunks and SVM blocks moved out of VRAM to make room")		\
 	X(THRASH_EVENTS, thrash_events, "thrash-events", COUNT, PAGING,	\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
 	  "chunks found thrashing and kept in system memory")		\

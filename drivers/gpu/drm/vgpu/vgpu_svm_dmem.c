@@ -80,8 +80,10 @@
  *
  * The bytes moved count in the paging counters ``bytes_to_vram`` and
  * ``bytes_to_system`` (QUERY_PAGING, fdinfo ``drm-vgpu-migrated-to-*``):
- * for the VM of a GPU fault, PREFETCH or ADVISE, device-wide only for a
- * CPU touch or an eviction, which no VM asked for.
+ * for the VM of a GPU fault, PREFETCH or ADVISE; an eviction, with its
+ * bytes, for the VM that filled the block (&vgpu_svm_dmem_block.vm), as
+ * long as that VM lives; a CPU touch, which no VM asked for, for the
+ * device only.
  *
  * Lock order: the mm's mmap lock (read; the GPU fault and the CPU fault
  * both hold it while they migrate), &vgpu_pool.lock (allocation,
@@ -99,6 +101,8 @@
  * @block: the VRAM manager's block.
  * @vram: its VRAM offset.
  * @refs: device pages in use, plus one while a migration fills it.
+ * @vm: the VM whose fault, PREFETCH or ADVISE filled it, which its
+ *	eviction is charged to; NULL once that VM is gone (pool lock).
  * @link: in &vgpu_svm_dmem.blocks (pool lock).
  * @free_link: in &vgpu_svm_dmem.freed once @refs reached zero.
  */
@@ -108,6 +112,7 @@ struct vgpu_svm_dmem_block {
 	struct gpu_buddy_block *block;
 	u64 vram;
 	atomic_t refs;
+	struct vgpu_vm *vm;
 	struct list_head link;
 	struct list_head free_link;
 };
@@ -458,7 +463,7 @@ static int vgpu_svm_dmem_evict_block(struct vgpu_svm_dmem_block *b, bool force)
 		drm_warn(&dmem->vdev->drm, "SVM memory lost at removal: copy failed (%d)\n",
 			 ret);
 	migrate_device_pages(x.src, x.dst, npages);
-	vgpu_stats_add(dmem->vdev, NULL, VGPU_STAT_BYTES_TO_SYSTEM,
+	vgpu_stats_add(dmem->vdev, b->vm, VGPU_STAT_BYTES_TO_SYSTEM,
 		       vgpu_svm_dmem_xfer_moved(&x));
 	migrate_device_finalize(x.src, x.dst, npages);
 	vgpu_svm_dmem_xfer_free(&x);
@@ -482,8 +487,8 @@ static int vgpu_svm_dmem_unit_evict(struct vgpu_pool_unit *u)
 	vgpu_svm_dmem_put(b);
 	if (ret)
 		return ret;
-	/* The device's count: the block knows no VM (see "SVM memory in VRAM"). */
-	vgpu_stats_add(dmem->vdev, NULL, VGPU_STAT_EVICTIONS, 1);
+	/* Charged to the VM that filled it, if it is still there. */
+	vgpu_stats_add(dmem->vdev, b->vm, VGPU_STAT_EVICTIONS, 1);
 	/* A page someone else still holds keeps the block for later. */
 	return vgpu_svm_dmem_reap_locked(dmem, b) ? 0 : -EBUSY;
 }
@@ -497,12 +502,13 @@ static const struct vgpu_pool_unit_ops vgpu_svm_dmem_unit_ops = {
 };
 
 /*
- * A new block in the pool, with one reference for the caller, the pool
- * making room if VRAM is full.  Return: the block or an ERR_PTR():
- * -ENOSPC (nothing to evict), -ENODEV (being removed), -ENOMEM.
+ * A new block in the pool for @vm to fill, with one reference for the
+ * caller, the pool making room if VRAM is full.  Return: the block or an
+ * ERR_PTR(): -ENOSPC (nothing to evict), -ENODEV (being removed),
+ * -ENOMEM.
  */
 static struct vgpu_svm_dmem_block *
-vgpu_svm_dmem_block_alloc(struct vgpu_svm_dmem *dmem)
+vgpu_svm_dmem_block_alloc(struct vgpu_svm_dmem *dmem, struct vgpu_vm *vm)
 {
 	struct vgpu_device *vdev = dmem->vdev;
 	struct vgpu_pool *pool = &vdev->pool;
@@ -540,6 +546,7 @@ vgpu_svm_dmem_block_alloc(struct vgpu_svm_dmem *dmem)
 	b->dmem = dmem;
 	b->block = block;
 	b->vram = vram;
+	b->vm = vm;
 	atomic_set(&b->refs, 1);
 	INIT_LIST_HEAD(&b->free_link);
 	list_add_tail(&b->link, &dmem->blocks);
@@ -600,7 +607,7 @@ u64 vgpu_svm_dmem_migrate(struct vgpu_vm *vm, u64 va, u64 start, u64 end)
 		goto out_unlock;
 	if (!args.cpages)
 		goto out_finalize;
-	b = vgpu_svm_dmem_block_alloc(dmem);
+	b = vgpu_svm_dmem_block_alloc(dmem, vm);
 	if (IS_ERR(b)) {
 		b = NULL;
 		goto out_finalize;
@@ -929,8 +936,36 @@ void vgpu_svm_dmem_fini(struct vgpu_device *vdev)
 		cond_resched();
 		vgpu_pool_lock(pool);
 	}
-	vgpu_pool_unlock(pool);
-	flush_work(&dmem->free_work);
 	/* The pages go with the PCI device: SVM stays in system memory. */
 	WRITE_ONCE(vdev->dmem, NULL);
+	vgpu_pool_unlock(pool);
+	flush_work(&dmem->free_work);
+}
+
+/**
+ * vgpu_svm_dmem_vm_gone() - charge a VM's blocks to nobody
+ * @vm: VM being freed
+ *
+ * The blocks it filled stay where they are (the process may still use
+ * their pages); their evictions count for the device only from now on.
+ *
+ * Context: takes the pool lock.
+ */
+void vgpu_svm_dmem_vm_gone(struct vgpu_vm *vm)
+{
+	struct vgpu_device *vdev = vm->vdev;
+	struct vgpu_svm_dmem_block *b;
+	struct vgpu_svm_dmem *dmem;
+
+	/* Nothing mirrored, or no device pages: it filled no block. */
+	if (!vm->mm || !smp_load_acquire(&vdev->dmem))
+		return;
+	vgpu_pool_lock(&vdev->pool);
+	/* Read under the pool lock: vgpu_svm_dmem_fini() clears it so. */
+	dmem = READ_ONCE(vdev->dmem);
+	if (dmem)
+		list_for_each_entry(b, &dmem->blocks, link)
+			if (b->vm == vm)
+				b->vm = NULL;
+	vgpu_pool_unlock(&vdev->pool);
 }

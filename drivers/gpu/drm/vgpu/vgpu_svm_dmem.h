@@ -20,6 +20,7 @@ void *vgpu_svm_dmem_owner(struct vgpu_device *vdev);
 bool vgpu_svm_dmem_vram(struct vgpu_device *vdev, struct page *page, u64 *vram);
 u64 vgpu_svm_dmem_migrate(struct vgpu_vm *vm, u64 va, u64 start, u64 end);
 s64 vgpu_svm_dmem_to_system(struct vgpu_vm *vm, u64 start, u64 end);
+void vgpu_svm_dmem_vm_gone(struct vgpu_vm *vm);
 #else
 /* Without DEVICE_PRIVATE, SVM memory stays in system memory. */
 static inline void vgpu_svm_dmem_init(struct vgpu_device *vdev)
@@ -60,6 +61,10 @@ static inline s64 vgpu_svm_dmem_to_system(struct vgpu_vm *vm, u64 start,
 					  u64 end)
 {
 	return 0;
+}
+
+static inline void vgpu_svm_dmem_vm_gone(struct vgpu_vm *vm)
+{
 }
 #endif
 

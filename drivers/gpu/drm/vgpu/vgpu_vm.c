@@ -786,6 +786,7 @@ static void vgpu_vm_free(struct drm_gpuvm *gpuvm)
 	mutex_unlock(&vm->vdev->vms_lock);
 	vgpu_stream_fini(vm);
 	vgpu_advice_fini(vm);
+	vgpu_svm_dmem_vm_gone(vm);
 	if (vm->mm)
 		mmdrop(vm->mm);
 	kfree(vm);
