@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The managed-memory examples of tools/examples/ (vgpu-example-*): each
-# computes on managed memory larger than VRAM, checks its result and
+# The examples of tools/examples/ (vgpu-example-*): vecadd and stencil
+# compute on managed memory larger than VRAM, svm on malloc'd memory as
+# large as VRAM mirrored at its own address; each checks its result and
 # exits 0 only when it is right.  One TAP line per example; its output
 # goes to "#" lines.
 

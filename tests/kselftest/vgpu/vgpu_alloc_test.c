@@ -7,7 +7,7 @@
  * fence would be overwritten under them; no reuse before the fence,
  * asserted directly; trim giving VRAM back (fdinfo, sysfs vram_used);
  * and hostile input.  The allocator's logic is unit-tested on the host
- * (tests/host/pool_unit.c).
+ * (tests/host/mempool_unit.c).
  *
  * Copyright (c) 2026 The vgpu authors
  */

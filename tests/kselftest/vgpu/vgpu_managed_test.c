@@ -70,6 +70,46 @@ static struct drm_vgpu_paging_counters vm_paging(struct vgpu_dev *dev)
 	return paging_of(dev, true);
 }
 
+/* The GPU reads [@p, @p + @size); the VM's counters before and after. */
+static int gpu_read(struct vgpu_dev *dev, struct vgpu_cmd *cmd, const void *p,
+		    uint64_t size, struct drm_vgpu_paging_counters *c0,
+		    struct drm_vgpu_paging_counters *c1)
+{
+	int ret;
+
+	*c0 = vm_paging(dev);
+	vgpu_cmd_touch(cmd, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, (uintptr_t)p,
+		       size, 0, 0, 0, 0);
+	ret = run(dev, cmd);
+	*c1 = vm_paging(dev);
+	return ret;
+}
+
+/*
+ * Takes [@p, @p + @size) of mirrored memory from the GPU, as any change
+ * of the CPU's mapping does (svm.rst): the GPU's next access faults.
+ */
+static int gpu_unmapped(void *p, uint64_t size)
+{
+	return mprotect(p, size, PROT_READ) ?:
+	       mprotect(p, size, PROT_READ | PROT_WRITE);
+}
+
+/*
+ * Between @c0 and @c1 a GPU read of a chunk under advice that keeps
+ * mirrored memory in place: on pageable BOs (@bo) it moved into VRAM (a
+ * copy, or the chunk itself); on mirrors nothing moved, and the fault was
+ * served where the memory is.
+ */
+#define EXPECT_READ_IN_VRAM_OR_IN_PLACE(bo, c0, c1) do {			\
+	if (bo) {							\
+		EXPECT_LE((c0).bytes_to_vram + 2 * MiB, (c1).bytes_to_vram);	\
+	} else {							\
+		EXPECT_EQ((c0).bytes_to_vram, (c1).bytes_to_vram);	\
+		EXPECT_EQ((c0).remote_maps + 1, (c1).remote_maps);	\
+	}								\
+} while (0)
+
 TEST_F(managed, one_pointer_cpu_writes_gpu_reads)
 {
 	uint64_t *sum, n = 4 * MiB / 8, i;
@@ -124,7 +164,7 @@ TEST_F(managed, gpu_writes_cpu_reads)
 
 TEST_F_TIMEOUT(managed, twice_vram_every_allocation_checked, 600)
 {
-	uint64_t total = 2 * self->dev.vram_size, each = 16 * MiB, sum, i, e0;
+	uint64_t total = 2 * self->dev.vram_size, each = 16 * MiB, sum, i;
 	unsigned int n = total / each, k;
 	struct drm_vgpu_paging_counters c0, c1;
 	uint32_t **p = calloc(n, sizeof(*p));
@@ -135,7 +175,6 @@ TEST_F_TIMEOUT(managed, twice_vram_every_allocation_checked, 600)
 	for (k = 0; k < n; k++)
 		ASSERT_EQ(0, vgpu_malloc_managed(&self->dev, each, 0, (void **)&p[k]));
 	c0 = vm_paging(&self->dev);
-	e0 = paging_of(&self->dev, false).evictions;
 	for (k = 0; k < n; k++)
 		vgpu_cmd_fill(&self->cmd, (uintptr_t)p[k], each, 0x1000 + k);
 	for (k = 0; k < n; k++)
@@ -146,11 +185,14 @@ TEST_F_TIMEOUT(managed, twice_vram_every_allocation_checked, 600)
 	vgpu_cmd_reset(&self->cmd);
 	c1 = vm_paging(&self->dev);
 	/*
-	 * More than VRAM went in: something was evicted on the way (counted
-	 * for the device: evicted SVM memory knows no VM).
+	 * More than VRAM went in: something was evicted on the way, and the
+	 * evictions are charged to this VM on both backends (a chunk's to
+	 * the VMs mapping it, an SVM block's to the VM that filled it).
 	 */
 	EXPECT_GE(c1.bytes_to_vram - c0.bytes_to_vram, total);
-	EXPECT_GT(paging_of(&self->dev, false).evictions, e0);
+	EXPECT_GT(c1.evictions, c0.evictions);
+	EXPECT_LE(c1.bytes_to_system - c0.bytes_to_system,
+		  c1.bytes_to_vram - c0.bytes_to_vram);
 	for (k = 0; k < n; k++) {
 		uint32_t *w = p[k];
 
@@ -172,6 +214,7 @@ TEST_F(managed, prefetch_both_ways_and_advice)
 	struct drm_vgpu_paging_counters c0, c1;
 	uint64_t moved = 0;
 	uint32_t *a;
+	bool bo;
 
 	ASSERT_EQ(0, vgpu_malloc_managed(&self->dev, 8 * MiB, 0, (void **)&a));
 	memset(a, 0x3c, 8 * MiB);
@@ -189,30 +232,58 @@ TEST_F(managed, prefetch_both_ways_and_advice)
 	EXPECT_EQ(6 * MiB, moved);
 	EXPECT_EQ(0x3c3c3c3c, a[3 * MiB / 4]);
 
-	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a, 8 * MiB,
+	/*
+	 * Read-mostly, GPU reads of chunk 1: pageable BOs get a VRAM copy
+	 * beside the system pages; mirrored memory has one copy, which the
+	 * GPU maps where it is.  Either way the CPU then reads without a
+	 * move.
+	 */
+	bo = !strcmp(vgpu_managed_backend(&self->dev), "pageable-bo");
+	ASSERT_EQ(0, vgpu_mem_advise(&self->dev, a + MiB / 2, 2 * MiB,
 				     VGPU_MEM_ADVISE_SET_READ_MOSTLY, 0));
-	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a, 8 * MiB,
+	/* The prefetches mapped the mirror: make the read fault. */
+	if (!bo)
+		ASSERT_EQ(0, gpu_unmapped(a + MiB / 2, 2 * MiB));
+	ASSERT_EQ(0, gpu_read(&self->dev, &self->cmd, a + MiB / 2, 2 * MiB,
+			      &c0, &c1));
+	EXPECT_READ_IN_VRAM_OR_IN_PLACE(bo, c0, c1);
+	EXPECT_EQ(0x3c3c3c3c, a[MiB / 2 + 17]);
+	EXPECT_EQ(c1.bytes_to_system, vm_paging(&self->dev).bytes_to_system);
+	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a + MiB / 2, 2 * MiB,
 				     VGPU_MEM_ADVISE_UNSET_READ_MOSTLY, 0));
+
 	/* Preferred location CPU: the GPU's reads map it where it is. */
 	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a, 2 * MiB,
 				     VGPU_MEM_ADVISE_SET_PREFERRED_LOCATION,
 				     VGPU_MEM_LOC_CPU));
-	c0 = vm_paging(&self->dev);
-	vgpu_cmd_touch(&self->cmd, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
-		       (uintptr_t)a, 2 * MiB, 0, 0, 0, 0);
-	ASSERT_EQ(0, run(&self->dev, &self->cmd));
-	c1 = vm_paging(&self->dev);
+	ASSERT_EQ(0, gpu_read(&self->dev, &self->cmd, a, 2 * MiB, &c0, &c1));
 	EXPECT_EQ(c0.bytes_to_vram, c1.bytes_to_vram);
 	EXPECT_EQ(c0.remote_maps + 1, c1.remote_maps);
 	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a, 2 * MiB,
 				     VGPU_MEM_ADVISE_UNSET_PREFERRED_LOCATION, 0));
-	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a + MiB, MiB,
+	/*
+	 * Preferred location GPU: the memory moves now, as a prefetch, the
+	 * whole chunk on pageable BOs, the advised pages on mirrors.
+	 */
+	c0 = vm_paging(&self->dev);
+	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a + 6 * MiB / 4, MiB,
 				     VGPU_MEM_ADVISE_SET_PREFERRED_LOCATION,
 				     VGPU_MEM_LOC_GPU));
+	c1 = vm_paging(&self->dev);
+	EXPECT_EQ(c0.bytes_to_vram + (bo ? 2 * MiB : MiB), c1.bytes_to_vram);
+	/*
+	 * Accessed-by the GPU: mirrored memory is mapped where it is, and a
+	 * GPU read of chunk 2 moves nothing; a pageable BO's chunk still
+	 * migrates, and is mapped in system memory when it is evicted.
+	 */
 	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a, 8 * MiB,
 				     VGPU_MEM_ADVISE_SET_ACCESSED_BY, VGPU_MEM_LOC_GPU));
 	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a, 8 * MiB,
 				     VGPU_MEM_ADVISE_SET_ACCESSED_BY, VGPU_MEM_LOC_CPU));
+	if (!bo)
+		ASSERT_EQ(0, gpu_unmapped(a + MiB, 2 * MiB));
+	ASSERT_EQ(0, gpu_read(&self->dev, &self->cmd, a + MiB, 2 * MiB, &c0, &c1));
+	EXPECT_READ_IN_VRAM_OR_IN_PLACE(bo, c0, c1);
 	EXPECT_EQ(0, vgpu_mem_advise(&self->dev, a, 8 * MiB,
 				     VGPU_MEM_ADVISE_UNSET_ACCESSED_BY, VGPU_MEM_LOC_GPU));
 	/* The data survived all of it. */

@@ -2,18 +2,20 @@
 /*
  * CPU-address mirrors (SVM, DRM_VGPU_VM_BIND_CPU_ADDR_MIRROR): the GPU
  * on the process's own memory at the same addresses.  GET_PARAM reports
- * the mode; the GPU writes malloc'd memory the CPU then reads and reads
- * what the CPU wrote; an anonymous, a file (memfd) and a stack mirror;
- * munmap, mprotect and fork change what the GPU sees (a GPU access where
- * the CPU has no mapping, or a write to a read-only one, fails the job
- * and bans the VM; parent and child keep their own data); a process
- * exiting with GPU work in flight; 4x VRAM through a mirror, verified by
- * checksum; and hostile binds.  Every test checks the svm_* counters too.
+ * the mode; the GPU writes malloc'd memory (mapped, and small blocks on
+ * the brk heap beside others) the CPU then reads and reads what the CPU
+ * wrote; an anonymous, a memfd, a file (shared and private)
+ * and a stack mirror; munmap, mprotect and fork change what the GPU sees
+ * (a GPU access where the CPU has no mapping, or a write to a read-only
+ * one, fails the job and bans the VM; parent and child keep their own
+ * data); a process exiting with GPU work in flight; 4x VRAM through a
+ * mirror, verified by checksum; and hostile binds.  Every test checks the svm_* counters too.
  * Where the kernel migrates mirrored memory into VRAM (DEVICE_PRIVATE, the
  * debug kernel; GET_PARAM says DRM_VGPU_SVM_VRAM): a GPU write lands in
  * VRAM and a CPU read brings it back, checksummed; CPU touches while the
- * GPU copies; fork and exit with pages in VRAM; 4x VRAM migrating through
- * the one pool.  Those SKIP, with the reason, in system-memory mode.
+ * GPU copies; fork, munmap and exit with pages in VRAM; advice dropped
+ * with its mirror; 4x VRAM migrating through the one pool.  Those SKIP,
+ * with the reason, in system-memory mode.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -22,7 +24,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +128,23 @@ static uint64_t dev_ctr(struct vgpu_dev *dev, const char *name)
 
 	snprintf(path, sizeof(path), "counters/%s", name);
 	if (vgpu_test_sysfs(dev->fd, path, NULL, buf, sizeof(buf)))
+		return ~0ull;
+	return strtoull(buf, NULL, 0);
+}
+
+static uint64_t vm_to_vram(struct vgpu_dev *dev)
+{
+	struct drm_vgpu_query_paging pg;
+
+	return vgpu_query_paging(dev, &pg) ? ~0ull : pg.vm.bytes_to_vram;
+}
+
+/* sysfs vram_used, in bytes. */
+static uint64_t vram_used(struct vgpu_dev *dev)
+{
+	char buf[32] = "";
+
+	if (vgpu_test_sysfs(dev->fd, "vram_used", NULL, buf, sizeof(buf)))
 		return ~0ull;
 	return strtoull(buf, NULL, 0);
 }
@@ -238,6 +259,36 @@ TEST_F(svm, malloc_both_ways)
 	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
 	free(a);
 	free(b);
+}
+
+/*
+ * Small malloc()s live on the brk heap, several to a page: the GPU writes
+ * one of them through the mirror of its pages and its neighbours, which
+ * the CPU wrote, keep their bytes.
+ */
+TEST_F(svm, small_malloc_on_the_brk_heap)
+{
+	size_t n = 3000;
+	char *x = malloc(n), *y = malloc(n), *z = malloc(n);
+
+	ASSERT_TRUE(x && y && z);
+	/* Below glibc's mmap threshold: the heap, not a mapping of its own. */
+	EXPECT_LT((uintptr_t)y, (uintptr_t)sbrk(0));
+	memset(x, 0x11, n);
+	memset(y, 0x22, n);
+	memset(z, 0x33, n);
+	ASSERT_EQ(0, mirror(&self->dev, y, n, VGPU_MAP_RW));
+	ASSERT_EQ(0, gpu_fill(&self->dev, y, n, 0x44444444));
+	EXPECT_TRUE(count_u32(y, n, 0x44444444));
+	EXPECT_TRUE(count_u32(x, n, 0x11111111));
+	EXPECT_TRUE(count_u32(z, n, 0x33333333));
+	ASSERT_EQ(0, unmirror(&self->dev, y, n));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+	free(z);
+	free(y);
+	free(x);
 }
 
 /* A read fault maps read-only; a GPU write then takes the pages writable. */
@@ -800,28 +851,24 @@ TEST_F_TIMEOUT(svm, fork_after_migration, 120)
 TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
 {
 	uint64_t size = 16 * MiB, used0, used = 0, to_sys;
-	char buf[32] = "";
 	int status, i;
 	pid_t pid;
 
 	if (!svm_vram(&self->dev))
 		SKIP(return, NO_VRAM_MODE);
-	ASSERT_EQ(0, vgpu_test_sysfs(self->dev.fd, "vram_used", NULL, buf,
-				     sizeof(buf)));
-	used0 = strtoull(buf, NULL, 0);
+	used0 = vram_used(&self->dev);
+	ASSERT_NE(~0ull, used0);
 	to_sys = dev_ctr(&self->dev, "bytes_to_system");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct vgpu_dev dev;
-		char b[32] = "";
 		void *a = anon(size);
 
 		if (!a || vgpu_open(&dev) || mirror(&dev, a, size, VGPU_MAP_RW) ||
 		    gpu_fill(&dev, a, size, 0x5e5e5e5e))
 			_exit(1);
-		if (vgpu_test_sysfs(dev.fd, "vram_used", NULL, b, sizeof(b)) ||
-		    strtoull(b, NULL, 0) < used0 + size)
+		if (vram_used(&dev) < used0 + size)
 			_exit(2);
 		_exit(0);
 	}
@@ -829,9 +876,7 @@ TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	for (i = 0; i < 100; i++) {
-		ASSERT_EQ(0, vgpu_test_sysfs(self->dev.fd, "vram_used", NULL,
-					     buf, sizeof(buf)));
-		used = strtoull(buf, NULL, 0);
+		used = vram_used(&self->dev);
 		if (used <= used0)
 			break;
 		usleep(50 * 1000);
@@ -840,11 +885,134 @@ TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
 	EXPECT_EQ(to_sys, dev_ctr(&self->dev, "bytes_to_system"));
 }
 
-static uint64_t vm_to_vram(struct vgpu_dev *dev)
+/*
+ * munmap while the mirror is bound and its pages are in VRAM: the pages
+ * are freed, not copied back, and their VRAM goes back to the pool.
+ */
+TEST_F_TIMEOUT(svm, munmap_frees_vram_without_a_copy, 120)
 {
-	struct drm_vgpu_query_paging pg;
+	uint64_t size = 8 * MiB, used0, used, to_sys;
+	char *a = anon(size);
+	int i;
 
-	return vgpu_query_paging(dev, &pg) ? ~0ull : pg.vm.bytes_to_vram;
+	if (!svm_vram(&self->dev))
+		SKIP(return, NO_VRAM_MODE);
+	ASSERT_TRUE(a != NULL);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	used0 = vram_used(&self->dev);
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x4d4d4d4d));
+	EXPECT_LE(used0 + size, vram_used(&self->dev));
+	to_sys = dev_ctr(&self->dev, "bytes_to_system");
+	ASSERT_EQ(0, munmap(a, size));
+	/* The blocks go back from a worker: give it a moment. */
+	for (i = 0, used = vram_used(&self->dev); i < 100 && used >= used0 + size;
+	     i++, used = vram_used(&self->dev))
+		usleep(50 * 1000);
+	/* What may be left is the mirror's page tables. */
+	EXPECT_GT(used0 + MiB, used);
+	EXPECT_EQ(to_sys, dev_ctr(&self->dev, "bytes_to_system"));
+	ASSERT_EQ(0, unmirror(&self->dev, a, size));
+	EXPECT_EQ(ctr(&self->dev, "svm-pages-mapped"),
+		  ctr(&self->dev, "svm-pages-unmapped"));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * Hints belong to the VA range: unmapping the mirror drops them, and a
+ * new mirror at the same address migrates as if never advised.
+ */
+TEST_F_TIMEOUT(svm, advice_goes_with_the_mirror, 120)
+{
+	uint64_t size = 2 * MiB, to_vram, remote;
+	char *a = anon(size);
+
+	if (!svm_vram(&self->dev))
+		SKIP(return, NO_VRAM_MODE);
+	ASSERT_TRUE(a != NULL);
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				 VGPU_PLACE_SYSTEM));
+	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				 DRM_VGPU_ADVICE_ACCESSED_BY, DRM_VGPU_ACCESSOR_GPU));
+	to_vram = vm_to_vram(&self->dev);
+	remote = ctr(&self->dev, "remote-maps");
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x51515151));
+	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
+	EXPECT_LT(remote, ctr(&self->dev, "remote-maps"));
+
+	/* Unmapped and mirrored again: no hint is left. */
+	ASSERT_EQ(0, unmirror(&self->dev, a, size));
+	EXPECT_EQ(-ENOENT, vgpu_advise(&self->dev, (uintptr_t)a, size,
+				       DRM_VGPU_ADVICE_READ_MOSTLY, 1));
+	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
+	remote = ctr(&self->dev, "remote-maps");
+	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x52525252));
+	EXPECT_EQ(to_vram + size, vm_to_vram(&self->dev));
+	EXPECT_EQ(remote, ctr(&self->dev, "remote-maps"));
+	EXPECT_TRUE(count_u32(a, size, 0x52525252));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+}
+
+/*
+ * A regular file (on ramfs: page cache that is not shmem, unlike the
+ * memfd above): a shared mapping's GPU writes reach the file; a private
+ * one's are the process's own (copy on write) and leave the file as it
+ * was, while the GPU reads the file's data through both.
+ */
+TEST_F(svm, file_mappings_shared_and_private)
+{
+	uint64_t size = 512 * 1024, i;
+	char dir[] = "/tmp/vgpu-svm-XXXXXX", path[64];
+	uint32_t *data = anon(size), *back = anon(size), *copy = anon(size);
+	uint32_t *sh, *pv;
+	int fd, ramfs;
+
+	ASSERT_TRUE(data && back && copy);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* As root (the guest), a ramfs; else whatever /tmp is. */
+	ramfs = !mount("vgpu-svm", dir, "ramfs", 0, NULL);
+	snprintf(path, sizeof(path), "%s/data", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < size / 4; i++)
+		data[i] = (uint32_t)pattern(41, i);
+	ASSERT_EQ((ssize_t)size, pwrite(fd, data, size, 0));
+	sh = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	pv = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_NE(MAP_FAILED, pv);
+	ASSERT_EQ(0, mirror(&self->dev, sh, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, pv, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, mirror(&self->dev, copy, size, VGPU_MAP_RW));
+
+	/* The GPU reads the file through the private mapping. */
+	ASSERT_EQ(0, gpu_copy(&self->dev, pv, copy, size));
+	EXPECT_EQ(0, memcmp(copy, data, size));
+	/* Its writes there are the process's, not the file's. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, pv, size, 0x2a2a2a2a));
+	EXPECT_TRUE(count_u32(pv, size, 0x2a2a2a2a));
+	ASSERT_EQ((ssize_t)size, pread(fd, back, size, 0));
+	EXPECT_EQ(0, memcmp(back, data, size));
+	EXPECT_EQ(0, memcmp(sh, data, size));
+	/* Through the shared mapping they reach the file. */
+	ASSERT_EQ(0, gpu_fill(&self->dev, sh, size, 0x2b2b2b2b));
+	ASSERT_EQ(0, msync(sh, size, MS_SYNC));
+	ASSERT_EQ((ssize_t)size, pread(fd, back, size, 0));
+	EXPECT_TRUE(count_u32(back, size, 0x2b2b2b2b));
+	/* The private copy kept its own data. */
+	EXPECT_TRUE(count_u32(pv, size, 0x2a2a2a2a));
+	EXPECT_EQ(0, ctr(&self->dev, "faults-cancelled"));
+
+	ASSERT_EQ(0, unmirror(&self->dev, sh, size));
+	ASSERT_EQ(0, unmirror(&self->dev, pv, size));
+	munmap(sh, size);
+	munmap(pv, size);
+	close(fd);
+	unlink(path);
+	if (ramfs)
+		umount(dir);
+	rmdir(dir);
 }
 
 /*
@@ -903,11 +1071,12 @@ TEST_F_TIMEOUT(svm, prefetch_mirror, 300)
 /*
  * ADVISE PREFERRED_PLACEMENT system on a mirror: GPU faults leave the
  * pages in system memory, pages already in VRAM come back at once; the
- * advice VRAM lifts it.  In system mode nothing moves either way.
+ * advice VRAM lifts it and moves the range in at once.  In system mode
+ * nothing moves either way.
  */
 TEST_F_TIMEOUT(svm, advise_system_keeps_mirror_in_system_memory, 300)
 {
-	uint64_t size = 2 * MiB, to_vram, to_sys;
+	uint64_t size = 2 * MiB, to_vram, to_sys, faults;
 	char *a, *b;
 	int vram = svm_vram(&self->dev);
 
@@ -920,13 +1089,24 @@ TEST_F_TIMEOUT(svm, advise_system_keeps_mirror_in_system_memory, 300)
 	EXPECT_EQ(to_vram, vm_to_vram(&self->dev));
 	EXPECT_TRUE(count_u32(a, size, 0x61616161));
 
-	/* Lifted: the next fault migrates (where the kernel can). */
+	/*
+	 * VRAM preferred: the range moves in now, as PREFETCH moves it
+	 * (where the kernel can), and is mapped: the GPU's read does not
+	 * fault.  The CPU's read brings it back; the next GPU fault
+	 * migrates again.
+	 */
 	ASSERT_EQ(0, vgpu_advise(&self->dev, (uintptr_t)a, size,
 				 DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
 				 VGPU_PLACE_VRAM));
+	EXPECT_EQ(to_vram + (vram ? size : 0), vm_to_vram(&self->dev));
+	faults = ctr(&self->dev, "svm-faults");
+	ASSERT_EQ(0, gpu_copy(&self->dev, a, b, size));
+	EXPECT_GT(faults + 2, ctr(&self->dev, "svm-faults"));
+	EXPECT_TRUE(count_u32(a, size, 0x61616161));
+	EXPECT_TRUE(count_u32(b, size, 0x61616161));
 	ASSERT_EQ(0, madvise(a, size, MADV_DONTNEED));
 	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x62626262));
-	EXPECT_EQ(to_vram + (vram ? size : 0), vm_to_vram(&self->dev));
+	EXPECT_EQ(to_vram + (vram ? 3 * size : 0), vm_to_vram(&self->dev));
 
 	/* b in VRAM, then advised system: it comes back now, not at a read. */
 	ASSERT_EQ(0, gpu_fill(&self->dev, b, size, 0x63636363));
@@ -1090,13 +1270,15 @@ TEST_F_TIMEOUT(svm, read_mostly_reads_in_place, 300)
 
 /*
  * Four times VRAM of process memory, through one mirror; where it
- * migrates, the pool evicts it to make room as it goes.
+ * migrates, the pool evicts it to make room as it goes, and the
+ * evictions are charged to the VM.
  */
 TEST_F_TIMEOUT(svm, four_times_vram_checksum, 900)
 {
 	uint64_t vram, size, i, *sum = anon(PAGE), *p, fnv_of_pattern;
 	uint64_t to_vram = ctr(&self->dev, "migrated-to-vram");
 	uint64_t evicted = dev_ctr(&self->dev, "pool_evictions_svm");
+	uint64_t vm_evicted = ctr(&self->dev, "evictions");
 
 	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_VRAM_SIZE, &vram));
 	size = 4 * vram;
@@ -1114,6 +1296,9 @@ TEST_F_TIMEOUT(svm, four_times_vram_checksum, 900)
 		EXPECT_LE(to_vram + size, ctr(&self->dev, "migrated-to-vram"));
 		EXPECT_LE(evicted + (size - vram) / (2 * MiB),
 			  dev_ctr(&self->dev, "pool_evictions_svm"));
+		/* Charged to this VM, which filled the blocks. */
+		EXPECT_LE(vm_evicted + (size - vram) / (2 * MiB),
+			  ctr(&self->dev, "evictions"));
 	}
 
 	/*
