@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * DRM_IOCTL_VGPU_VM_BIND: maps, unmaps, splits, several operations per
- * call, leaf sizes chosen, page tables freed, every refused argument,
- * 1,000 binds and unbinds.
+ * call, leaf sizes chosen, page tables freed, VMs binding at once from
+ * one page-table pool, every refused argument, 1,000 binds and unbinds.
  *
  * Copyright (c) 2026 The vgpu authors
  */
+#include <pthread.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 
@@ -221,6 +223,89 @@ TEST_F(vm, bind_grows_pool_over_mapped_bos)
 	EXPECT_EQ(0, bad);
 	free(bo);
 	free(cpu);
+}
+
+/* One binder of concurrent_binds_share_the_table_pool. */
+struct binder {
+	int rounds, failed_at, err;
+	uint64_t pt_pages;
+};
+
+#define BINDER_OPS	32
+
+/*
+ * Each round maps a 64 KiB BO at BINDER_OPS places 512 GiB apart in one
+ * VM_BIND (three new tables each, every page reserved is drawn), then
+ * unmaps them all (the tables go, the pool is trimmed).
+ */
+static void *binder_main(void *arg)
+{
+	struct drm_vgpu_vm_bind_op ops[BINDER_OPS];
+	struct binder *b = arg;
+	struct drm_vgpu_query_vm q;
+	struct vgpu_dev dev;
+	uint32_t bo;
+	int r, i;
+
+	b->failed_at = -1;
+	b->err = vgpu_open(&dev) ?:
+		 vgpu_bo_create(&dev, 64 * 1024, VGPU_PLACE_VRAM, 0, &bo);
+	if (b->err)
+		return NULL;
+	for (r = 0; r < b->rounds && !b->err; r++) {
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < BINDER_OPS; i++) {
+			ops[i].op = DRM_VGPU_VM_BIND_OP_MAP;
+			ops[i].flags = VGPU_MAP_RW;
+			ops[i].handle = bo;
+			ops[i].va = (uint64_t)(i + 1) << 39;
+			ops[i].range = 64 * 1024;
+		}
+		b->err = vgpu_vm_bind(&dev, ops, BINDER_OPS);
+		for (i = 0; i < BINDER_OPS && !b->err; i++) {
+			ops[i].op = DRM_VGPU_VM_BIND_OP_UNMAP;
+			ops[i].flags = 0;
+			ops[i].handle = 0;
+		}
+		if (!b->err)
+			b->err = vgpu_vm_bind(&dev, ops, BINDER_OPS);
+		if (b->err)
+			b->failed_at = r;
+	}
+	vgpu_query_vm(&dev, &q);
+	b->pt_pages = q.pt_pages;
+	vgpu_close(&dev);
+	return NULL;
+}
+
+/*
+ * Four processes' worth of VMs bind and unbind at once, each drawing
+ * every page it reserved from the one page-table pool while the others
+ * reserve, grow the pool and trim it: the pool's free pages must cover
+ * every reservation at all times (on the debug kernel a race here once
+ * handed out no page and crashed the walker), and every table comes back.
+ */
+TEST_F(vm, concurrent_binds_share_the_table_pool)
+{
+	struct binder b[4];
+	struct drm_vgpu_query_memory m0, m1;
+	pthread_t th[4];
+	int t;
+
+	vgpu_query_memory(&self->dev, &m0);
+	for (t = 0; t < 4; t++) {
+		b[t] = (struct binder){ .rounds = 40 };
+		ASSERT_EQ(0, pthread_create(&th[t], NULL, binder_main, &b[t]));
+	}
+	for (t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+	for (t = 0; t < 4; t++) {
+		EXPECT_EQ(0, b[t].err) TH_LOG("binder %d, round %d", t, b[t].failed_at);
+		/* The root stays while the VM lives; nothing else. */
+		EXPECT_EQ(1, b[t].pt_pages);
+	}
+	vgpu_query_memory(&self->dev, &m1);
+	EXPECT_EQ(m0.pt_pages, m1.pt_pages);
 }
 
 /* ---------------------------------------------------------- errnos --- */

@@ -28,8 +28,13 @@
  * a caller first reserves the worst-case number of pages it may need
  * (vgpu_pt_pool_reserve(), which may grow the pool and sleep), then takes
  * the VM's page-table lock and draws pages with vgpu_pt_pool_get(), which
- * cannot fail, and finally gives back what it did not use.
- * vgpu_pt_pool_trim() returns wholly free chunks to VRAM, keeping one spare.
+ * cannot fail, and finally gives back what it did not use.  The pool's
+ * free pages cover every reservation at all times: a reservation is
+ * counted only once the free pages and the bookkeeping below are there
+ * for it and for all others, checked under the pool's lock after the last
+ * time growing dropped it (other callers reserve, draw and trim
+ * meanwhile).  vgpu_pt_pool_trim() returns wholly free chunks to VRAM,
+ * keeping one spare.
  *
  * Pages are zeroed (all entries invalid) when handed out.
  *
@@ -119,30 +124,32 @@ static void vgpu_pt_dir_add_locked(struct vgpu_pt_pool *pool,
 }
 
 /*
- * Make sure the caches hold a shadow and a child array for @n pages
- * more than are reserved.  Allocates with the pool's lock dropped.
+ * Adds a shadow or a child array to the caches if they lack one for @n
+ * pages more than are reserved, allocating with the pool's lock dropped
+ * (so that whatever the caller checked must be checked again).
+ *
+ * Return: 0 when the caches were full enough and nothing was dropped,
+ * -EAGAIN when one was added, -ENOMEM.
  */
-static int vgpu_pt_shadows_fill_locked(struct vgpu_pt_pool *pool,
+static int vgpu_pt_shadows_grow_locked(struct vgpu_pt_pool *pool,
 				       unsigned int n)
 {
-	while (pool->nr_shadows < pool->nr_reserved + n ||
-	       pool->nr_dirs < pool->nr_reserved + n) {
-		bool shadow = pool->nr_shadows < pool->nr_reserved + n;
-		void *p;
+	bool shadow = pool->nr_shadows < pool->nr_reserved + n;
+	void *p;
 
-		mutex_unlock(&pool->lock);
-		p = shadow ? kzalloc(sizeof(struct vgpu_pt), GFP_KERNEL) :
-			     kcalloc(VGPU_PT_ENTRIES, sizeof(struct vgpu_pt *),
-				     GFP_KERNEL);
-		mutex_lock(&pool->lock);
-		if (!p)
-			return -ENOMEM;
-		if (shadow)
-			vgpu_pt_shadow_add_locked(pool, p);
-		else
-			vgpu_pt_dir_add_locked(pool, p);
-	}
-	return 0;
+	if (!shadow && pool->nr_dirs >= pool->nr_reserved + n)
+		return 0;
+	mutex_unlock(&pool->lock);
+	p = shadow ? kzalloc(sizeof(struct vgpu_pt), GFP_KERNEL) :
+		     kcalloc(VGPU_PT_ENTRIES, sizeof(struct vgpu_pt *), GFP_KERNEL);
+	mutex_lock(&pool->lock);
+	if (!p)
+		return -ENOMEM;
+	if (shadow)
+		vgpu_pt_shadow_add_locked(pool, p);
+	else
+		vgpu_pt_dir_add_locked(pool, p);
+	return -EAGAIN;
 }
 
 /* Unlink the spare shadows and child arrays beyond @keep onto @shadows, @dirs. */
@@ -331,6 +338,10 @@ void vgpu_pt_pool_fini(struct vgpu_device *vdev)
  * @n: pages
  *
  * With each page, a shadow and a child array (vgpu_pt_pool_shadow_get()).
+ * Growing the pool and the caches drops the lock, and other callers
+ * reserve, draw and trim meanwhile: the pages and the bookkeeping are
+ * counted again after each, and taken only once both are there under
+ * the lock, so that the free pages always cover every reservation.
  *
  * Context: process; may sleep and make TTM evict.  Must not be called with
  * a VM's page-table lock held.
@@ -343,17 +354,23 @@ int vgpu_pt_pool_reserve(struct vgpu_device *vdev, unsigned int n)
 	int ret;
 
 	mutex_lock(&pool->lock);
-	while (pool->nr_free - pool->nr_reserved < n) {
-		mutex_unlock(&pool->lock);
-		chunk = vgpu_pt_chunk_alloc(vdev);
-		if (IS_ERR(chunk))
-			return PTR_ERR(chunk);
-		mutex_lock(&pool->lock);
-		list_add(&chunk->link, &pool->chunks);
-		pool->nr_chunks++;
-		pool->nr_free += VGPU_PT_CHUNK_PAGES;
-	}
-	ret = vgpu_pt_shadows_fill_locked(pool, n);
+	do {
+		if (pool->nr_free < pool->nr_reserved + n) {
+			mutex_unlock(&pool->lock);
+			chunk = vgpu_pt_chunk_alloc(vdev);
+			mutex_lock(&pool->lock);
+			if (IS_ERR(chunk)) {
+				ret = PTR_ERR(chunk);
+				break;
+			}
+			list_add(&chunk->link, &pool->chunks);
+			pool->nr_chunks++;
+			pool->nr_free += VGPU_PT_CHUNK_PAGES;
+			ret = -EAGAIN;
+			continue;
+		}
+		ret = vgpu_pt_shadows_grow_locked(pool, n);
+	} while (ret == -EAGAIN);
 	if (!ret)
 		pool->nr_reserved += n;
 	mutex_unlock(&pool->lock);
@@ -392,16 +409,17 @@ void vgpu_pt_pool_get(struct vgpu_device *vdev, struct vgpu_pt_page *page)
 		if (chunk->nr_used < VGPU_PT_CHUNK_PAGES)
 			break;
 	}
-	if (WARN_ON(list_entry_is_head(chunk, &pool->chunks, link) ||
-		    !pool->nr_reserved)) {
+	if (WARN_ON(list_entry_is_head(chunk, &pool->chunks, link))) {
 		mutex_unlock(&pool->lock);
 		memset(page, 0, sizeof(*page));
 		return;
 	}
+	/* A draw beyond every reservation is a bug; the page is there. */
+	if (!WARN_ON(!pool->nr_reserved))
+		pool->nr_reserved--;
 	i = find_first_zero_bit(chunk->used, VGPU_PT_CHUNK_PAGES);
 	__set_bit(i, chunk->used);
 	chunk->nr_used++;
-	pool->nr_reserved--;
 	pool->nr_free--;
 	pool->nr_used++;
 	if (chunk->nr_used == VGPU_PT_CHUNK_PAGES)
@@ -460,7 +478,7 @@ void vgpu_pt_pool_trim(struct vgpu_device *vdev)
 				    VGPU_PT_POOL_SPARE_SHADOWS, &shadows, &dirs);
 	list_for_each_entry_safe(chunk, tmp, &pool->chunks, link) {
 		if (chunk->nr_used ||
-		    pool->nr_free - pool->nr_reserved < 2 * VGPU_PT_CHUNK_PAGES)
+		    pool->nr_free < pool->nr_reserved + 2 * VGPU_PT_CHUNK_PAGES)
 			continue;
 		list_move(&chunk->link, &victims);
 		pool->nr_chunks--;
