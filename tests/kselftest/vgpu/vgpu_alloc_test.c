@@ -6,7 +6,9 @@
  * freed blocks are held back by a WAIT, so a block reused before its
  * fence would be overwritten under them; no reuse before the fence,
  * asserted directly; trim giving VRAM back (fdinfo, sysfs vram_used);
- * and hostile input.  The allocator's logic is unit-tested on the host
+ * under memory pressure (the kernel's admission refusing a segment),
+ * free segments given back and the allocation retried; and hostile
+ * input.  The allocator's logic is unit-tested on the host
  * (tests/host/mempool_unit.c).
  *
  * Copyright (c) 2026 The vgpu authors
@@ -271,6 +273,109 @@ TEST_F(alloc, trim_gives_vram_back)
 	EXPECT_EQ(0, st.reserved);
 	EXPECT_EQ(0, st.segments);
 	EXPECT_EQ(st.segment_allocs, st.segment_frees);
+}
+
+/* What the kernel's memory admission would still admit (sysfs). */
+static int64_t admit_room(int fd)
+{
+	return (int64_t)sysfs_u64(fd, "admit_limit") -
+	       (int64_t)sysfs_u64(fd, "admit_used");
+}
+
+/* Ballast BOs of at most 8 MiB, never populated. */
+struct ballast {
+	uint32_t h[512];
+	unsigned int n;
+};
+
+/*
+ * Creates or closes ballast BOs until the admission's room is within
+ * 4 MiB of @target (the limit follows the rest of the system, so it is
+ * measured again after each step).  Return: the room left.
+ */
+static int64_t room_to(struct vgpu_dev *dev, struct ballast *b, int64_t target)
+{
+	int64_t r = admit_room(dev->fd);
+	uint64_t size;
+	int i;
+
+	for (i = 0; i < 1024; i++, r = admit_room(dev->fd)) {
+		if (r > target + (int64_t)(4 * MiB) && b->n < 512) {
+			size = (uint64_t)(r - target) & ~(2 * MiB - 1);
+			size = size < 8 * MiB ? size : 8 * MiB;
+			if (vgpu_bo_create(dev, size, VGPU_PLACE_SYSTEM, 0,
+					   &b->h[b->n]))
+				break;
+			b->n++;
+		} else if (r + (int64_t)(4 * MiB) < target && b->n) {
+			vgpu_bo_close(dev, b->h[--b->n]);
+		} else {
+			break;
+		}
+	}
+	return r;
+}
+
+/*
+ * Under memory pressure the pool gives its free segments back and tries
+ * again.  Ballast BOs of at most 8 MiB take the kernel's memory admission
+ * down: with the demand above TTM's page limit, admission keeps room for
+ * a swap-out copy of the largest BO, rounded up to a power of two
+ * (driver.rst "memory admission"), beside the demand, and sysfs
+ * admit_limit - admit_used is the room with the BOs there now.  A 16 MiB
+ * block is allocated and freed: its segment stays cached.  With the room
+ * brought to 40 MiB, a 32 MiB block needs a segment of its own (the
+ * pool's segments are VRAM BOs, so no system page comes or goes), which
+ * BO_CREATE refuses (ENOMEM: the copy to keep grows from 16 to 32 MiB, so
+ * 48 MiB are needed) while the cached one holds 16 MiB; once the pool
+ * trimmed it, 56 MiB are there, and the allocation succeeds.
+ */
+TEST_F(alloc, pressure_trims_free_segments_and_retries)
+{
+	struct vgpu_mempool_config cfg = {
+		.segment_size = 16 * MiB, .placements = VGPU_PLACE_VRAM,
+	};
+	struct vgpu_mempool_stats st;
+	struct vgpu_mempool *q;
+	uint64_t a, b, refusals, used;
+	struct ballast *bal = calloc(1, sizeof(*bal));
+	int64_t room;
+
+	ASSERT_NE(NULL, bal);
+	ASSERT_LT(512 * MiB, admit_room(self->dev.fd)) TH_LOG("no room to test in");
+	room = room_to(&self->dev, bal, 64 * MiB);
+	ASSERT_LE(48 * MiB, room);
+	ASSERT_EQ(0, vgpu_mempool_create(&self->dev, &cfg, &q));
+	ASSERT_EQ(0, vgpu_mempool_alloc(q, 16 * MiB, 0, &a));
+	ASSERT_EQ(0, vgpu_mempool_free(q, a, 0));
+	vgpu_mempool_get_stats(q, &st);
+	EXPECT_EQ(16 * MiB, st.reserved);
+	EXPECT_EQ(16 * MiB, st.cached);
+	EXPECT_EQ(0, st.pressure_trims);
+
+	room = room_to(&self->dev, bal, 40 * MiB);
+	ASSERT_LE(32 * MiB, room);
+	ASSERT_GT(48 * MiB, room);
+	used = sysfs_u64(self->dev.fd, "admit_used");
+	refusals = sysfs_u64(self->dev.fd, "counters/admit_refusals");
+	ASSERT_EQ(0, vgpu_mempool_alloc(q, 32 * MiB, 0, &b));
+	vgpu_mempool_get_stats(q, &st);
+	EXPECT_EQ(1, st.pressure_trims);
+	EXPECT_EQ(32 * MiB, st.reserved);
+	EXPECT_EQ(1, st.segments);
+	EXPECT_EQ(1, st.segment_frees);
+	EXPECT_EQ(used - 16 * MiB + 32 * MiB,
+		  sysfs_u64(self->dev.fd, "admit_used"));
+	/* The kernel refused the segment once, for lack of room. */
+	EXPECT_EQ(refusals + 1, sysfs_u64(self->dev.fd, "counters/admit_refusals"));
+	/* The block is usable memory. */
+	vgpu_cmd_fill(&self->cmd, b, 32 * MiB, 0x5eed);
+	EXPECT_EQ(0, run_on(&self->dev, &self->cmd, 0));
+	ASSERT_EQ(0, vgpu_mempool_free(q, b, 0));
+	vgpu_mempool_destroy(q);
+	while (bal->n)
+		vgpu_bo_close(&self->dev, bal->h[--bal->n]);
+	free(bal);
 }
 
 TEST_F(alloc, hostile_input)
