@@ -409,6 +409,7 @@ FIXTURE(pageable) {
 	struct vgpu_dev dev;
 	uint64_t vram;
 	char prefetch[16];
+	char thrash[16];
 	char evict[16];
 	char place[16];
 };
@@ -421,6 +422,7 @@ FIXTURE_SETUP(pageable)
 		SKIP(return, "no vgpu render node");
 	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_VRAM_SIZE, &self->vram));
 	get_param("prefetch", self->prefetch, sizeof(self->prefetch));
+	get_param("thrash_count", self->thrash, sizeof(self->thrash));
 	sysfs_path(&self->dev, "eviction_policy", path, sizeof(path));
 	read_str(path, self->evict, sizeof(self->evict));
 	sysfs_path(&self->dev, "placement_policy", path, sizeof(path));
@@ -431,6 +433,8 @@ FIXTURE_TEARDOWN(pageable)
 {
 	if (self->prefetch[0])
 		set_param("prefetch", self->prefetch);
+	if (self->thrash[0])
+		set_param("thrash_count", self->thrash);
 	if (self->evict[0])
 		set_policy(&self->dev, "eviction_policy", self->evict);
 	if (self->place[0])
@@ -796,10 +800,13 @@ TEST_F_TIMEOUT(pageable, lru2_resists_scans, 300)
 	EXPECT_LT(lru2 + self->vram / 2, lru);
 }
 
-/* A chunk that keeps bouncing is pinned to system memory and mapped there. */
+/*
+ * A chunk that keeps bouncing is pinned to system memory and mapped
+ * there; with vgpu.thrash_count 0 none is.
+ */
 TEST_F(pageable, thrashing_chunk_is_pinned)
 {
-	struct drm_vgpu_query_paging pg;
+	struct drm_vgpu_query_paging pg, pg0;
 	uint64_t moved;
 	unsigned int i;
 	uint32_t h;
@@ -817,6 +824,22 @@ TEST_F(pageable, thrashing_chunk_is_pinned)
 	EXPECT_EQ(1, pg.vm.thrash_events);
 	EXPECT_LE(1, pg.vm.remote_maps);
 	EXPECT_EQ(0, pg.vm.faults_cancelled);
+
+	/* With the detection off (thrash_count 0) a chunk bounces freely. */
+	ASSERT_EQ(0, set_param("thrash_count", "0"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, 2 * MiB, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA + 2 * MiB, 2 * MiB, VGPU_MAP_RW));
+	pg0 = pg;
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL,
+				       VGPU_TOUCH_READ, PVA + 2 * MiB, 4096, 0, 0, 0));
+		ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA + 2 * MiB, 2 * MiB,
+					   VGPU_PLACE_SYSTEM, &moved));
+	}
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(1, pg.vm.thrash_events);
+	EXPECT_EQ(pg0.vm.remote_maps, pg.vm.remote_maps);
+	EXPECT_EQ(pg0.vm.bytes_to_vram + 6 * 2 * MiB, pg.vm.bytes_to_vram);
 }
 
 /* Placement policy "remote": faults map system memory, nothing migrates. */
@@ -1163,8 +1186,8 @@ static int seq_passes(struct vgpu_dev *dev, uint64_t size, uint32_t passes)
 /*
  * One job making progress through faults for more than the job timeout
  * completes: each REPLAY extends its timeout.  Sequential passes over
- * twice VRAM (and at least 512 MiB, so that a chunk comes back too rarely
- * to be pinned as thrashing) fault on every chunk, pass after pass.  A
+ * twice VRAM (and at least 512 MiB), with thrashing detection off, fault
+ * on every chunk, pass after pass.  A
  * job that does not move still times out
  * (exec.hang_times_out_other_queues_carry_on).  Up to three rounds of
  * passes, each beyond three job timeouts: on a loaded host that takes
@@ -1185,6 +1208,13 @@ TEST_F_TIMEOUT(pageable, faulting_job_outlives_timeout, 120)
 	if (size > mem_total() / 2)
 		SKIP(return, "guest RAM too small (run with --mem 2G)");
 	set_param("prefetch", "0");
+	/*
+	 * No chunk pinned as thrashing: a pinned chunk is mapped remotely
+	 * and faults no more, and a job that no longer faults inside one
+	 * long TOUCH shows no progress (the thrashing window is wall time:
+	 * on a fast run every chunk could be pinned at once).
+	 */
+	ASSERT_EQ(0, set_param("thrash_count", "0"));
 	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
 	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
@@ -1212,6 +1242,7 @@ TEST_F_TIMEOUT(pageable, faulting_job_outlives_timeout, 120)
 	       (unsigned long long)(timeout_ns / 1000000),
 	       (unsigned long long)(pg.vm.faults_resolved - pg0.vm.faults_resolved));
 	EXPECT_EQ(0, pg.vm.faults_cancelled);
+	EXPECT_EQ(0, pg.vm.thrash_events - pg0.vm.thrash_events);
 	EXPECT_LE(passes * (size / (2 * MiB)) / 2,
 		  pg.vm.faults_resolved - pg0.vm.faults_resolved);
 	if (t <= timeout_ns)

@@ -354,6 +354,9 @@ void vgpu_fault_drain(struct vgpu_device *vdev)
 	/* Batches of at most vgpu.fault_batch_limit records. */
 	mutex_lock(&vdev->paging.fault_lock);
 	vgpu_fault_batch_set_limit(b, vgpu_paging_fault_batch_limit());
+	/* Only this thread decides about thrashing: vgpu.thrash_count now. */
+	WRITE_ONCE(vdev->paging.prefetch_cfg.thrash_count,
+		   vgpu_paging_thrash_count());
 	while (vgpu_fault_drain_batch(vdev, b, replay, cancel)) {
 		/* Answer as we go: a resolved queue resumes while we work. */
 		for_each_set_bit(q, replay, VGPU_NUM_QUEUES)

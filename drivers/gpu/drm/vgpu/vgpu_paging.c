@@ -102,6 +102,11 @@ module_param_named(prefetch, vgpu_prefetch_enable, bool, 0644);
 MODULE_PARM_DESC(prefetch,
 		 "Prefetch ahead of sequential and strided fault streams (default: on)");
 
+static unsigned int vgpu_thrash_count = 3;
+module_param_named(thrash_count, vgpu_thrash_count, uint, 0644);
+MODULE_PARM_DESC(thrash_count,
+		 "Returns into VRAM within the thrashing window that make a chunk thrash (0: detection off; default: 3)");
+
 /**
  * vgpu_paging_prefetch_enabled() - is automatic prefetch on?
  *
@@ -110,6 +115,17 @@ MODULE_PARM_DESC(prefetch,
 bool vgpu_paging_prefetch_enabled(void)
 {
 	return READ_ONCE(vgpu_prefetch_enable);
+}
+
+/**
+ * vgpu_paging_thrash_count() - returns that make a chunk thrash
+ *
+ * Return: the ``vgpu.thrash_count`` parameter, writable at run time and
+ * read at every fault interrupt; 0 turns thrashing detection off.
+ */
+unsigned int vgpu_paging_thrash_count(void)
+{
+	return READ_ONCE(vgpu_thrash_count);
 }
 
 /**

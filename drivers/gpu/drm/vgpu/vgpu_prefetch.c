@@ -50,7 +50,8 @@
  * its system pages remotely instead of migrating it (the placement
  * policy's map-remote path) and prefetch skips it.  When the pin expires
  * the chunk may migrate again, with a fresh window.  Thrash events are
- * counted per VM and globally.
+ * counted per VM and globally.  @thrash_count follows the module
+ * parameter ``thrash_count`` (0: no chunk is ever found thrashing).
  */
 
 /**
