@@ -122,14 +122,22 @@ static uint64_t ctr(struct vgpu_dev *dev, const char *key)
 	return fdinfo_u64(dev->fd, name);
 }
 
-static uint64_t dev_ctr(struct vgpu_dev *dev, const char *name)
+/* A number from the device's sysfs directory, or ~0. */
+static uint64_t sysfs_u64(struct vgpu_dev *dev, const char *name)
 {
-	char path[64], buf[32] = "";
+	char buf[32] = "";
 
-	snprintf(path, sizeof(path), "counters/%s", name);
-	if (vgpu_test_sysfs(dev->fd, path, NULL, buf, sizeof(buf)))
+	if (vgpu_test_sysfs(dev->fd, name, NULL, buf, sizeof(buf)))
 		return ~0ull;
 	return strtoull(buf, NULL, 0);
+}
+
+static uint64_t dev_ctr(struct vgpu_dev *dev, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "counters/%s", name);
+	return sysfs_u64(dev, path);
 }
 
 static uint64_t vm_to_vram(struct vgpu_dev *dev)
@@ -137,16 +145,6 @@ static uint64_t vm_to_vram(struct vgpu_dev *dev)
 	struct drm_vgpu_query_paging pg;
 
 	return vgpu_query_paging(dev, &pg) ? ~0ull : pg.vm.bytes_to_vram;
-}
-
-/* sysfs vram_used, in bytes. */
-static uint64_t vram_used(struct vgpu_dev *dev)
-{
-	char buf[32] = "";
-
-	if (vgpu_test_sysfs(dev->fd, "vram_used", NULL, buf, sizeof(buf)))
-		return ~0ull;
-	return strtoull(buf, NULL, 0);
 }
 
 static int count_u32(const void *p, uint64_t size, uint32_t v)
@@ -856,7 +854,7 @@ TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
 
 	if (!svm_vram(&self->dev))
 		SKIP(return, NO_VRAM_MODE);
-	used0 = vram_used(&self->dev);
+	used0 = sysfs_u64(&self->dev, "vram_used");
 	ASSERT_NE(~0ull, used0);
 	to_sys = dev_ctr(&self->dev, "bytes_to_system");
 	pid = fork();
@@ -868,7 +866,7 @@ TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
 		if (!a || vgpu_open(&dev) || mirror(&dev, a, size, VGPU_MAP_RW) ||
 		    gpu_fill(&dev, a, size, 0x5e5e5e5e))
 			_exit(1);
-		if (vram_used(&dev) < used0 + size)
+		if (sysfs_u64(&dev, "vram_used") < used0 + size)
 			_exit(2);
 		_exit(0);
 	}
@@ -876,7 +874,7 @@ TEST_F_TIMEOUT(svm, exit_with_pages_in_vram, 120)
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	for (i = 0; i < 100; i++) {
-		used = vram_used(&self->dev);
+		used = sysfs_u64(&self->dev, "vram_used");
 		if (used <= used0)
 			break;
 		usleep(50 * 1000);
@@ -899,14 +897,14 @@ TEST_F_TIMEOUT(svm, munmap_frees_vram_without_a_copy, 120)
 		SKIP(return, NO_VRAM_MODE);
 	ASSERT_TRUE(a != NULL);
 	ASSERT_EQ(0, mirror(&self->dev, a, size, VGPU_MAP_RW));
-	used0 = vram_used(&self->dev);
+	used0 = sysfs_u64(&self->dev, "vram_used");
 	ASSERT_EQ(0, gpu_fill(&self->dev, a, size, 0x4d4d4d4d));
-	EXPECT_LE(used0 + size, vram_used(&self->dev));
+	EXPECT_LE(used0 + size, sysfs_u64(&self->dev, "vram_used"));
 	to_sys = dev_ctr(&self->dev, "bytes_to_system");
 	ASSERT_EQ(0, munmap(a, size));
 	/* The blocks go back from a worker: give it a moment. */
-	for (i = 0, used = vram_used(&self->dev); i < 100 && used >= used0 + size;
-	     i++, used = vram_used(&self->dev))
+	for (i = 0, used = sysfs_u64(&self->dev, "vram_used"); i < 100 && used >= used0 + size;
+	     i++, used = sysfs_u64(&self->dev, "vram_used"))
 		usleep(50 * 1000);
 	/* What may be left is the mirror's page tables. */
 	EXPECT_GT(used0 + MiB, used);
