@@ -632,6 +632,45 @@ TEST_F(pageable, failed_copy_leaves_system_pages)
 	vgpu_bo_unmap(res, 4096);
 }
 
+/*
+ * PREFETCH, and ADVISE PREFERRED_PLACEMENT acting on a preference, report
+ * a copy the engine failed as -EIO (their uapi errors): the chunk stays in
+ * system memory with its bytes, the hint stays recorded, and the next
+ * PREFETCH moves it.
+ */
+TEST_F(pageable, failed_copy_fails_prefetch_and_advise)
+{
+	const uint64_t size = 4 * MiB;
+	uint64_t *p, i, moved = ~0ull;
+	char fail[PATH_MAX];
+	uint32_t h;
+
+	if (vgpu_test_debugfs_path(self->dev.fd, "fail_chunk_copies", fail,
+				   sizeof(fail)))
+		SKIP(return, "no debugfs");
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, filled_pbo(&self->dev, size, 9, &h, &p));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+
+	ASSERT_EQ(0, vgpu_test_write(fail, "1"));
+	EXPECT_EQ(-EIO, vgpu_prefetch(&self->dev, PVA, 2 * MiB, VGPU_PLACE_VRAM,
+				      &moved));
+	EXPECT_EQ(0, vgpu_test_read_u64(fail));
+	ASSERT_EQ(0, vgpu_test_write(fail, "1"));
+	EXPECT_EQ(-EIO, vgpu_advise(&self->dev, PVA + 2 * MiB, 2 * MiB,
+				    DRM_VGPU_ADVICE_PREFERRED_PLACEMENT,
+				    VGPU_PLACE_VRAM));
+	EXPECT_EQ(0, vgpu_test_read_u64(fail));
+
+	/* Nothing lost; the engine works again and the chunks move. */
+	for (i = 0; i < size / 8 && p[i] == pattern(9, i); i++)
+		;
+	EXPECT_EQ(size / 8, i) TH_LOG("first bad qword %llu", (unsigned long long)i);
+	ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, size, VGPU_PLACE_VRAM, &moved));
+	EXPECT_EQ(size, moved);
+	vgpu_bo_unmap(p, size);
+}
+
 /* Touching 10 MiB of a 1 GiB pageable BO moves about 10 MiB. */
 TEST_F(pageable, chunk_granularity)
 {
