@@ -902,8 +902,8 @@ TEST_F_TIMEOUT(svm, munmap_frees_vram_without_a_copy, 120)
 	EXPECT_LE(used0 + size, sysfs_u64(&self->dev, "vram_used"));
 	to_sys = dev_ctr(&self->dev, "bytes_to_system");
 	ASSERT_EQ(0, munmap(a, size));
-	/* The blocks go back from a worker: give it a moment. */
-	for (i = 0, used = sysfs_u64(&self->dev, "vram_used"); i < 100 && used >= used0 + size;
+	/* The blocks go back from a worker, one by one: give it a moment. */
+	for (i = 0, used = sysfs_u64(&self->dev, "vram_used"); i < 100 && used >= used0 + MiB;
 	     i++, used = sysfs_u64(&self->dev, "vram_used"))
 		usleep(50 * 1000);
 	/* What may be left is the mirror's page tables. */
