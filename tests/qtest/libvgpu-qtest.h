@@ -74,6 +74,12 @@ const char *firmware_args(void);
 void vgpu_attach(VGPUTest *t);
 void vgpu_test_launch(VGPUTest *t, const char *props,
                       const char *extra);
+/*
+ * Properties for a test of one access stream's exact order and resume
+ * point: an access kernel runs as one lane, as hardware.rst defines it.
+ */
+#define VGPU_ONE_LANE "vram_size=64M,lanes=1"
+
 void vgpu_test_start(VGPUTest *t, const char *props);
 void vgpu_test_stop(VGPUTest *t);
 

@@ -344,31 +344,45 @@ static const TouchCase touch_cases[] = {
     { "random", VGPU_TOUCH_RANDOM, 0, 500, 3 },
 };
 
-/* Model of TOUCH: which line each access hits. */
+/*
+ * Model of TOUCH: which line each access hits.  The random pattern runs a
+ * generator per lane (hardware.rst, "Lanes"): lane i of @lanes owns the
+ * i-th share of the count and starts from the seed XOR i times the golden
+ * ratio constant.
+ */
 static void touch_model(const TouchCase *c, uint64_t size, uint32_t seed,
-                        uint32_t *hits)
+                        unsigned lanes, uint32_t *hits)
 {
+    const uint64_t golden = 0x9e3779b97f4a7c15ull;
     uint64_t lines = size / VGPU_TOUCH_LINE, per_pass, i, p;
-    uint64_t x = seed ? seed : 0x9e3779b97f4a7c15ull;
+    unsigned l;
 
     per_pass = c->pattern == VGPU_TOUCH_SEQUENTIAL ? lines :
                c->pattern == VGPU_TOUCH_STRIDED ?
                DIV_ROUND_UP(size, c->stride) : c->count;
-    for (p = 0; p < MAX(c->repeat, 1); p++) {
-        for (i = 0; i < per_pass; i++) {
-            uint64_t line;
+    lanes = MIN(lanes, per_pass);
+    for (l = 0; l < lanes; l++) {
+        uint64_t n = per_pass / lanes + (l < per_pass % lanes);
+        uint64_t first = l * (per_pass / lanes) + MIN(l, per_pass % lanes);
+        uint64_t x = (seed ? seed : golden) ^ (l * golden);
 
-            if (c->pattern == VGPU_TOUCH_SEQUENTIAL) {
-                line = i;
-            } else if (c->pattern == VGPU_TOUCH_STRIDED) {
-                line = i * c->stride / VGPU_TOUCH_LINE;
-            } else {
-                x ^= x >> 12;
-                x ^= x << 25;
-                x ^= x >> 27;
-                line = (x * 0x2545f4914f6cdd1dull) % lines;
+        x = x ? x : golden;
+        for (p = 0; p < MAX(c->repeat, 1); p++) {
+            for (i = 0; i < n; i++) {
+                uint64_t line;
+
+                if (c->pattern == VGPU_TOUCH_SEQUENTIAL) {
+                    line = first + i;
+                } else if (c->pattern == VGPU_TOUCH_STRIDED) {
+                    line = (first + i) * c->stride / VGPU_TOUCH_LINE;
+                } else {
+                    x ^= x >> 12;
+                    x ^= x << 25;
+                    x ^= x >> 27;
+                    line = (x * 0x2545f4914f6cdd1dull) % lines;
+                }
+                hits[line]++;
             }
-            hits[line]++;
         }
     }
 }
@@ -393,7 +407,7 @@ static void test_cmd_touch(const void *opaque)
               c->count, 1234, c->repeat);
     q_submit(&t, 0);
     q_wait_done(&t, 0);
-    touch_model(c, size, 1234, hits);
+    touch_model(c, size, 1234, 32, hits);
     mem_read(&t, false, CMD_PA, mem, size);
     for (i = 0; i < lines; i++) {
         uint64_t v = ldq_le_p(mem + i * VGPU_TOUCH_LINE);

@@ -121,10 +121,14 @@ static void test_gather(const void *opaque)
 
 /*
  * base[idx[i]] = src[i]: a permutation of the whole bound, then repeats
- * of earlier indices, whose later element must win.
+ * of earlier indices.  With one lane (@opaque "lanes=1") the later element
+ * wins, as the sequential definition says; with 32 lanes the repeats race
+ * and any element scattered to an index may win, as on a GPU.
  */
-static void test_scatter(void)
+static void test_scatter(const void *opaque)
 {
+    const char *props = opaque;
+    bool one_lane = strstr(props, "lanes=1") != NULL;
     const uint32_t bound = 2048, count = bound + 64;
     const uint64_t elem = 64;
     g_autofree uint32_t *idx = g_new(uint32_t, count);
@@ -133,7 +137,6 @@ static void test_scatter(void)
     g_autofree uint8_t *got = g_malloc(bound * elem);
     g_autoptr(GRand) r = g_rand_new_with_seed(5);
     uint32_t i;
-
     VGPUTest t;
 
     for (i = 0; i < bound; i++) {
@@ -153,7 +156,7 @@ static void test_scatter(void)
         memcpy(want + idx[i] * elem, src + i * elem, elem);
     }
 
-    vgpu_test_start(&t, NULL);
+    vgpu_test_start(&t, props);
     cmd_setup(&t);
     store_indices(&t, CMD_PA + K_INDEX, idx, count);
     mem_write(&t, false, CMD_PA + K_PACKED, src, count * elem);
@@ -164,7 +167,20 @@ static void test_scatter(void)
     q_wait_done(&t, 0);
 
     mem_read(&t, false, CMD_PA + K_BASE, got, bound * elem);
-    g_assert_cmpmem(got, bound * elem, want, bound * elem);
+    if (one_lane) {
+        g_assert_cmpmem(got, bound * elem, want, bound * elem);
+    }
+    for (i = 0; i < count; i++) {
+        uint8_t *g = got + idx[i] * elem;
+        uint32_t j;
+        bool any = false;
+
+        /* Element idx[i] holds what one of its writers stored. */
+        for (j = 0; j < count && !any; j++) {
+            any = idx[j] == idx[i] && !memcmp(g, src + j * elem, elem);
+        }
+        g_assert_true(any);
+    }
     /* Nothing beyond the bound. */
     g_assert_cmphex(mem_rq(&t, false, CMD_PA + K_BASE + bound * elem), ==,
                     0xeeeeeeeeeeeeeeeeull);
@@ -268,7 +284,7 @@ static void test_gather_fault(const void *opaque)
     mem_pattern(base, sizeof(base), 1);
     mem_pattern(packed, sizeof(packed), 2);
 
-    vgpu_test_start(&t, NULL);
+    vgpu_test_start(&t, VGPU_ONE_LANE);
     cmd_setup(&t);
     for (i = 0; i < 4; i++) {
         if (i != 2 || scatter) {
@@ -453,16 +469,17 @@ static void map_pages(VGPUTest *t, int n, uint32_t holes)
 }
 
 /*
- * Map the @holes left by map_pages() and REPLAY the one fault: the queue
- * finishes, every line of the @n pages was incremented once, and it took
- * one fault in all.
+ * Map the @holes left by map_pages() and REPLAY the @faults recorded: the
+ * queue finishes, every line of the @n pages was incremented once, and
+ * it took @faults faults in all.
  */
-static void replay_holes(VGPUTest *t, int n, uint32_t holes)
+static void replay_holes_n(VGPUTest *t, int n, uint32_t holes,
+                           uint32_t faults)
 {
     uint64_t off;
     int p;
 
-    fault_ack(t, 1);
+    fault_ack(t, faults);
     for (p = 0; p < n; p++) {
         if (holes & BIT(p)) {
             map4k(t, CTX, FAULT_VA + p * VGPU_PAGE_SIZE_4K,
@@ -474,7 +491,12 @@ static void replay_holes(VGPUTest *t, int n, uint32_t holes)
     for (off = 0; off < n * VGPU_PAGE_SIZE_4K; off += VGPU_TOUCH_LINE) {
         g_assert_cmpuint(mem_rq(t, false, FAULT_PA + off), ==, 1);
     }
-    g_assert_cmpuint(ctr(t, CTX, VGPU_CTR_FAULTS), ==, 1);
+    g_assert_cmpuint(ctr(t, CTX, VGPU_CTR_FAULTS), ==, faults);
+}
+
+static void replay_holes(VGPUTest *t, int n, uint32_t holes)
+{
+    replay_holes_n(t, n, holes, 1);
 }
 
 typedef struct TileOrderCase {
@@ -491,7 +513,8 @@ static const TileOrderCase tile_order_cases[] = {
  * The pass order, seen through a fault: 2 x 2 tiles of one page by two
  * rows (pitch two pages) at FAULT_VA, tile (1, 0) not mapped.  In row
  * order only tile (0, 0) is done when the queue stalls on it, in column
- * order tile (0, 1) too; REPLAY finishes the rest.
+ * order tile (0, 1) too; REPLAY finishes the rest.  One lane: the order
+ * of one access stream.
  */
 static void test_tile_order(const void *opaque)
 {
@@ -500,7 +523,7 @@ static void test_tile_order(const void *opaque)
     uint64_t off;
     VGPUTest t;
 
-    vgpu_test_start(&t, NULL);
+    vgpu_test_start(&t, VGPU_ONE_LANE);
     cmd_setup(&t);
     map_pages(&t, 8, BIT(1) | BIT(3));  /* rows 0, 1: tile (1, 0) */
     cmd_tile(&t, 0, (c->columns ? VGPU_TILE_FLAG_COLUMNS : 0) |
@@ -703,10 +726,187 @@ static void test_kernels_in_call(void)
     vgpu_test_stop(&t);
 }
 
+
+/* --------------------------------------------------------------- Lanes --- */
+
+static bool cond_fault_tail(VGPUTest *t, int q, uint64_t n)
+{
+    return rd(t, VGPU_REG_FAULT_BUF_TAIL) >= n;
+}
+
+/* Every line of the @n pages at FAULT_PA holds @v (RMW TOUCH count). */
+static void assert_lines(VGPUTest *t, int n, uint64_t v)
+{
+    uint64_t off;
+
+    for (off = 0; off < n * VGPU_PAGE_SIZE_4K; off += VGPU_TOUCH_LINE) {
+        g_assert_cmpuint(mem_rq(t, false, FAULT_PA + off), ==, v);
+    }
+}
+
+/*
+ * 32 pages, none mapped, one sequential TOUCH: each of the 32 lanes owns
+ * one page, so the command raises 32 faults at once, one per page, before
+ * the queue stalls; one REPLAY after mapping them all finishes it.
+ */
+static void test_lanes_fault_together(void)
+{
+    uint32_t seen = 0, i;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    g_assert_cmpuint(rd(&t, VGPU_REG_LANES), ==, 32);
+    cmd_setup(&t);
+    map_pages(&t, 32, UINT32_MAX);
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA,
+              32 * VGPU_PAGE_SIZE_4K, 0, 0, 0, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 32);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 32);
+    for (i = 0; i < 32; i++) {
+        FaultRec r = fault_rec(&t, i);
+        uint64_t page = (r.va - FAULT_VA) / VGPU_PAGE_SIZE_4K;
+
+        g_assert_cmpuint(page, <, 32);
+        g_assert_false(seen & BIT(page));
+        seen |= BIT(page);
+        g_assert_cmphex(r.info & ~VGPU_FAULT_INFO_LEVEL_MASK, ==,
+                        fault_info(0, CTX, VGPU_ACCESS_READ,
+                                   VGPU_FAULT_NOT_PRESENT, 0));
+    }
+    replay_holes_n(&t, 32, UINT32_MAX, 32);
+    vgpu_test_stop(&t);
+}
+
+/*
+ * One page, not mapped, touched by 32 lanes of two lines each: the lanes
+ * wait on one fault, reported once.
+ */
+static void test_lanes_coalesce(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    cmd_setup(&t);
+    map_pages(&t, 1, BIT(0));
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA,
+              VGPU_PAGE_SIZE_4K, 0, 0, 0, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 1);
+    g_assert_cmphex(fault_rec(&t, 0).va, ==, FAULT_VA);
+    replay_holes_n(&t, 1, BIT(0), 1);
+    vgpu_test_stop(&t);
+}
+
+/*
+ * A lane that faults waits while the others go on: page 0 of 32 missing,
+ * the other 31 lanes finish their pages before the queue stalls.
+ */
+static void test_lanes_run_on(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    cmd_setup(&t);
+    map_pages(&t, 32, BIT(0));
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA,
+              32 * VGPU_PAGE_SIZE_4K, 0, 0, 0, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 1);
+    g_assert_cmphex(fault_rec(&t, 0).va, ==, FAULT_VA);
+    g_assert_cmpuint(mem_rq(&t, false, FAULT_PA), ==, 0);
+    g_assert_cmpuint(mem_rq(&t, false, FAULT_PA + 31 * VGPU_PAGE_SIZE_4K +
+                            VGPU_PAGE_SIZE_4K - VGPU_TOUCH_LINE), ==, 1);
+    replay_holes_n(&t, 32, BIT(0), 1);
+    vgpu_test_stop(&t);
+}
+
+typedef struct LaneAnswerCase {
+    const char *name;
+    bool cancel;
+} LaneAnswerCase;
+
+static const LaneAnswerCase lane_answer_cases[] = {
+    { "replay", false },
+    { "cancel", true },
+};
+
+/*
+ * REPLAY and CANCEL reach a lane that waits while the queue still runs:
+ * page 0 of 32 missing and 500 passes, so lane 0 faults in the first pass
+ * while the others have most of their work ahead.  REPLAY (page mapped)
+ * resumes lane 0 without a stall: every line ends at 500.  CANCEL ends the
+ * command at once: the queue goes into ERROR (CANCELLED) with the other
+ * lanes unfinished, and the FENCE behind it is not written.
+ */
+static void test_lanes_answer_running(const void *opaque)
+{
+    const LaneAnswerCase *c = opaque;
+    const uint32_t passes = 500;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    cmd_setup(&t);
+    map_pages(&t, 32, BIT(0));
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA,
+              32 * VGPU_PAGE_SIZE_4K, 0, 0, 0, passes);
+    cmd_fence(&t, 0, SCRATCH_VA, 7, false);
+    q_submit(&t, 0);
+    g_assert_true(wait_for(&t, cond_fault_tail, 0, 1));
+    g_assert_cmpuint(q_state(&t, 0), ==, VGPU_QUEUE_STATE_RUNNING);
+    fault_ack(&t, 1);
+    if (c->cancel) {
+        qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_CANCEL);
+        g_assert_cmpuint(q_state(&t, 0), ==, VGPU_QUEUE_STATE_ERROR);
+        g_assert_cmpuint(q_error(&t, 0), ==, VGPU_QUEUE_ERROR_CANCELLED);
+        g_assert_cmpuint(mem_rq(&t, false, FAULT_PA +
+                                31 * VGPU_PAGE_SIZE_4K), <, passes);
+        g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA), ==, 0);
+        vgpu_test_stop(&t);
+        return;
+    }
+    map4k(&t, CTX, FAULT_VA, FAULT_PA, PTE_RW);
+    qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    q_wait_done(&t, 0);
+    g_assert_cmpuint(mem_rq(&t, false, SCRATCH_PA), ==, 7);
+    assert_lines(&t, 32, passes);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 1);
+    /* The queue never stalled: no stall time was charged. */
+    g_assert_cmpuint(rd64(&t, VGPU_QTIME_REG(0, VGPU_QTIME_STALL_LO)), ==, 0);
+    vgpu_test_stop(&t);
+}
+
+/*
+ * The lanes property reaches LANES (values refused: vgpu-test-regs.c);
+ * 256 lanes over 32 pages leave lanes 8 to a page, one fault per page.
+ */
+static void test_lanes_property(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, "vram_size=64M,lanes=256");
+    g_assert_cmpuint(rd(&t, VGPU_REG_LANES), ==, 256);
+    cmd_setup(&t);
+    map_pages(&t, 32, UINT32_MAX);
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA,
+              32 * VGPU_PAGE_SIZE_4K, 0, 0, 0, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 32);
+    replay_holes_n(&t, 32, UINT32_MAX, 32);
+    vgpu_test_stop(&t);
+}
+
 void vgpu_test_add_kernels(void)
 {
     ADD_TABLE("kernels/gather", gather_cases, test_gather);
-    qtest_add_func("/vgpu/kernels/scatter", test_scatter);
+    qtest_add_data_func("/vgpu/kernels/scatter", "vram_size=64M",
+                        test_scatter);
+    qtest_add_data_func("/vgpu/kernels/scatter-one-lane",
+                        "vram_size=64M,lanes=1", test_scatter);
     ADD_TABLE("kernels/fault", gfault_cases, test_gather_fault);
     qtest_add_func("/vgpu/kernels/bad-index", test_gather_bad_index);
     ADD_TABLE("kernels/tile", tile_cases, test_tile);
@@ -714,4 +914,11 @@ void vgpu_test_add_kernels(void)
     qtest_add_func("/vgpu/kernels/stencil-fault", test_tile_stencil_fault);
     ADD_TABLE("kernels/bad", bad_cases, test_kernel_bad);
     qtest_add_func("/vgpu/kernels/in-call", test_kernels_in_call);
+    qtest_add_func("/vgpu/kernels/lanes/fault-together",
+                   test_lanes_fault_together);
+    qtest_add_func("/vgpu/kernels/lanes/coalesce", test_lanes_coalesce);
+    qtest_add_func("/vgpu/kernels/lanes/run-on", test_lanes_run_on);
+    ADD_TABLE("kernels/lanes/answer-running", lane_answer_cases,
+              test_lanes_answer_running);
+    qtest_add_func("/vgpu/kernels/lanes/property", test_lanes_property);
 }

@@ -46,7 +46,8 @@ static void test_ident(const void *opaque)
                     VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                     VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                     VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
-                    VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER);
+                    VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER | VGPU_CAPS_LANES);
+    g_assert_cmpuint(rd(&t, VGPU_REG_LANES), ==, 32);
     g_assert_cmphex(rd64(&t, VGPU_REG_VRAM_SIZE_LO), ==, c->vram_size);
     g_assert_cmphex(rd64(&t, VGPU_REG_VISIBLE_SIZE_LO), ==, c->visible_size);
     g_assert_cmphex(rd64(&t, VGPU_REG_VISIBLE_BASE_LO), ==, 0);
@@ -111,6 +112,8 @@ static const BadPropCase bad_prop_cases[] = {
     { "cmd-cost-overflow", "cmd_cost=1000000001", "cmd_cost 1000000001" },
     { "dilation-overflow", "dilation=1000001", "dilation 1000001 is invalid" },
     { "link-bw-not-uint32", "link_bw=4294967296", "link_bw" },
+    { "lanes-zero", "lanes=0", "lanes 0 is invalid" },
+    { "lanes-too-many", "lanes=257", "lanes 257 is invalid" },
 };
 
 /* QEMU refuses to start, with a message naming the property. */

@@ -70,7 +70,7 @@ static void op_get_param(struct fz_thread *t, struct fz_ctx *c)
 	struct drm_vgpu_get_param gp = { 0 };
 	int ret;
 
-	gp.param = fz_chance(r, 85) ? fz_below(r, DRM_VGPU_PARAM_SVM + 1) :
+	gp.param = fz_chance(r, 85) ? fz_below(r, DRM_VGPU_PARAM_LANES + 1) :
 				      fz_interesting32(r);
 	if (fz_chance(r, 5))
 		gp.flags = fz_interesting32(r) | 1;
@@ -79,7 +79,7 @@ static void op_get_param(struct fz_thread *t, struct fz_ctx *c)
 	ret = fz_ioctl(t, c->dev.fd, DRM_IOCTL_VGPU_GET_PARAM, &gp);
 	if (gp.flags || gp.pad)
 		fz_expect(t, c, ret, EINVAL, "GET_PARAM with flags or pad set");
-	else if (gp.param > DRM_VGPU_PARAM_SVM)
+	else if (gp.param > DRM_VGPU_PARAM_LANES)
 		fz_expect(t, c, ret, EINVAL, "GET_PARAM of an unknown parameter");
 	else if (ret && c->private)
 		fz_finding(t, "GET_PARAM %u: %s", gp.param, strerror(-ret));

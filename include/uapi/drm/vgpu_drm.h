@@ -165,6 +165,10 @@ extern "C" {
  *	accessed where the CPU has it, in system memory) and, only where the
  *	kernel is built with DEVICE_PRIVATE and the device's VRAM got
  *	device-private pages, %DRM_VGPU_SVM_VRAM.
+ * @DRM_VGPU_PARAM_LANES: lanes an access kernel (TOUCH, GATHER, SCATTER,
+ *	TILE) runs as: up to this many of its accesses can fault at once,
+ *	each lane waiting for its own fault while the others go on (1 on a
+ *	device without ``VGPU_CAPS_LANES``; hardware.rst, "Lanes").
  */
 enum drm_vgpu_param {
 	DRM_VGPU_PARAM_HW_VERSION = 0,
@@ -181,6 +185,7 @@ enum drm_vgpu_param {
 	DRM_VGPU_PARAM_CAPS = 11,
 	DRM_VGPU_PARAM_MAX_BO_SIZE = 12,
 	DRM_VGPU_PARAM_SVM = 13,
+	DRM_VGPU_PARAM_LANES = 14,
 };
 
 /* Modes of shared virtual memory, for %DRM_VGPU_PARAM_SVM. */

@@ -81,34 +81,6 @@ static bool vgpu_cmd_privileged(const VGPUQueue *q)
     return !q->in_call;
 }
 
-/* xorshift64*: the TOUCH RANDOM pattern's generator. */
-static uint64_t vgpu_prng_next(uint64_t x)
-{
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x;
-}
-
-static uint64_t vgpu_prng_value(uint64_t x)
-{
-    return x * 0x2545f4914f6cdd1dull;
-}
-
-static uint64_t vgpu_touch_per_pass(const VGPUCmd *cmd)
-{
-    uint64_t size = vgpu_cmd_arg64(cmd, 2);
-
-    switch (VGPU_FIELD_GET(vgpu_cmd_flags(cmd), VGPU_TOUCH_FLAG_PATTERN)) {
-    case VGPU_TOUCH_SEQUENTIAL:
-        return size / VGPU_TOUCH_LINE;
-    case VGPU_TOUCH_STRIDED:
-        return DIV_ROUND_UP(size, cmd->arg[4]);
-    default:
-        return cmd->arg[5];
-    }
-}
-
 /*
  * How far a command's progress (cmd->done) goes: bytes for the commands
  * that move data, accesses for TOUCH, elements for GATHER and SCATTER,
@@ -125,7 +97,6 @@ static uint64_t vgpu_cmd_total(const VGPUCmd *cmd)
     case VGPU_OP_WRITE:
         return (uint64_t)(cmd->len - 3) * 4;
     case VGPU_OP_TOUCH:
-        return vgpu_touch_per_pass(cmd) * MAX(cmd->arg[7], 1);
     case VGPU_OP_GATHER:
     case VGPU_OP_SCATTER:
     case VGPU_OP_TILE:
@@ -366,8 +337,8 @@ bool vgpu_va_read(VGPUState *s, VGPUQueue *q, uint64_t va,
 }
 
 /* Write @len bytes that do not cross a page (aligned qwords, lines). */
-static bool vgpu_va_write(VGPUState *s, VGPUQueue *q, uint64_t va,
-                          const void *buf, uint64_t len)
+bool vgpu_va_write(VGPUState *s, VGPUQueue *q, uint64_t va, const void *buf,
+                   uint64_t len)
 {
     VGPUXlate x;
 
@@ -592,73 +563,6 @@ static VGPUCmdStatus vgpu_cmd_timestamp(VGPUState *s, VGPUQueue *q)
     return VGPU_CMD_DONE;
 }
 
-/* One TOUCH access of the 64-byte line at @va. */
-bool vgpu_touch_line(VGPUState *s, VGPUQueue *q, uint64_t va,
-                            unsigned kind)
-{
-    uint64_t line[VGPU_TOUCH_LINE / 8];
-    int i;
-
-    switch (kind) {
-    case VGPU_TOUCH_READ:
-        return vgpu_va_read(s, q, va, VGPU_ACCESS_READ, line, sizeof(line));
-    case VGPU_TOUCH_EXEC:
-        return vgpu_va_read(s, q, va, VGPU_ACCESS_EXEC, line, sizeof(line));
-    case VGPU_TOUCH_WRITE:
-        for (i = 0; i < ARRAY_SIZE(line); i++) {
-            line[i] = cpu_to_le64(va);
-        }
-        return vgpu_va_write(s, q, va, line, sizeof(line));
-    default:
-        /* RMW: translate for write too before changing anything. */
-        if (!vgpu_va_read(s, q, va, VGPU_ACCESS_READ, line, sizeof(line))) {
-            return false;
-        }
-        line[0] = cpu_to_le64(le64_to_cpu(line[0]) + 1);
-        return vgpu_va_write(s, q, va, line, sizeof(line));
-    }
-}
-
-static VGPUCmdStatus vgpu_cmd_touch(VGPUState *s, VGPUQueue *q,
-                                    int64_t *budget)
-{
-    VGPUCmd *cmd = &q->cmd;
-    uint32_t flags = vgpu_cmd_flags(cmd);
-    unsigned pattern = VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_PATTERN);
-    unsigned kind = VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_ACCESS);
-    uint64_t va = vgpu_cmd_arg64(cmd, 0), size = vgpu_cmd_arg64(cmd, 2);
-    uint64_t per_pass = vgpu_touch_per_pass(cmd);
-    uint64_t total = vgpu_cmd_total(cmd);
-
-    while (cmd->done < total) {
-        uint64_t i = cmd->done % per_pass, off, next = cmd->acc;
-
-        if (*budget <= 0) {
-            return VGPU_CMD_YIELD;
-        }
-        switch (pattern) {
-        case VGPU_TOUCH_SEQUENTIAL:
-            off = i * VGPU_TOUCH_LINE;
-            break;
-        case VGPU_TOUCH_STRIDED:
-            off = i * cmd->arg[4];
-            break;
-        default:
-            next = vgpu_prng_next(cmd->acc);
-            off = (vgpu_prng_value(next) % (size / VGPU_TOUCH_LINE)) *
-                  VGPU_TOUCH_LINE;
-            break;
-        }
-        if (!vgpu_touch_line(s, q, va + off, kind)) {
-            return VGPU_CMD_BLOCKED;
-        }
-        cmd->acc = next;
-        cmd->done++;
-        *budget -= VGPU_TOUCH_COST;
-    }
-    return VGPU_CMD_DONE;
-}
-
 static VGPUCmdStatus vgpu_cmd_checksum(VGPUState *s, VGPUQueue *q,
                                        int64_t *budget)
 {
@@ -725,17 +629,16 @@ VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget)
         return vgpu_cmd_wait(s, q);
     case VGPU_OP_TIMESTAMP:
         return vgpu_cmd_timestamp(s, q);
-    case VGPU_OP_TOUCH:
-        return vgpu_cmd_touch(s, q, budget);
+
     case VGPU_OP_CHECKSUM:
         return vgpu_cmd_checksum(s, q, budget);
     case VGPU_OP_CALL:
         return vgpu_cmd_call(s, q);
+    case VGPU_OP_TOUCH:
     case VGPU_OP_GATHER:
     case VGPU_OP_SCATTER:
-        return vgpu_cmd_gather(s, q, budget);
     case VGPU_OP_TILE:
-        return vgpu_cmd_tile(s, q, budget);
+        return vgpu_cmd_kernel(s, q, budget);
     default:
         g_assert_not_reached();     /* vgpu_cmd_decode() refused it */
     }

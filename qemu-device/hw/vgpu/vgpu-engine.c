@@ -466,6 +466,9 @@ static const char *vgpu_queue_load_why(VGPUState *s, VGPUQueue *q,
     if (q->busy && !vgpu_queue_cmd_load_ok(s, q, buf)) {
         return *buf;
     }
+    if (q->busy && !vgpu_lanes_load_check(s, q, &why)) {
+        return why;
+    }
     return NULL;
 }
 
@@ -626,9 +629,12 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         q->state = VGPU_QUEUE_STATE_DISABLED;
     }
     if ((val & VGPU_QUEUE_CONTROL_CANCEL) &&
-        q->state == VGPU_QUEUE_STATE_STALLED) {
+        (q->state == VGPU_QUEUE_STATE_STALLED ||
+         (q->state == VGPU_QUEUE_STATE_RUNNING && vgpu_lanes_waiting(q)))) {
         /* Charged: the wait, and what the command did before it. */
-        vgpu_cost_stall_end(s, q);
+        if (q->state == VGPU_QUEUE_STATE_STALLED) {
+            vgpu_cost_stall_end(s, q);
+        }
         vgpu_cost_cmd_done(s, q);
         /* Inside a CALL the whole CALL is aborted. */
         if (q->in_call) {
@@ -639,12 +645,18 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         }
         vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CANCELLED);
     }
-    if ((val & VGPU_QUEUE_CONTROL_REPLAY) &&
-        q->state == VGPU_QUEUE_STATE_STALLED) {
-        vgpu_cost_stall_end(s, q);
-        q->state = VGPU_QUEUE_STATE_RUNNING;
-        vgpu_cost_anchor(s, q);
-        vgpu_engine_kick(s);
+    if (val & VGPU_QUEUE_CONTROL_REPLAY) {
+        /* Every lane waiting retries, whether or not the queue stalled. */
+        bool lanes = vgpu_lanes_resume(q);
+
+        if (q->state == VGPU_QUEUE_STATE_STALLED) {
+            vgpu_cost_stall_end(s, q);
+            q->state = VGPU_QUEUE_STATE_RUNNING;
+            vgpu_cost_anchor(s, q);
+            vgpu_engine_kick(s);
+        } else if (lanes && q->state == VGPU_QUEUE_STATE_RUNNING) {
+            vgpu_engine_kick(s);
+        }
     }
     if (val & VGPU_QUEUE_CONTROL_ENABLE) {
         vgpu_queue_enable(s, q);

@@ -11,7 +11,9 @@
  * A fault stalls only the queue that took it: the queue's state becomes
  * STALLED and its FAULT_VA/FAULT_INFO registers hold the fault until the
  * driver answers REPLAY or CANCEL.  A stalled queue does not run, so it
- * reports its page once.  When the record cannot be written (buffer full,
+ * reports its page once.  In an access kernel the fault stalls only the
+ * lane that took it (vgpu-kernels.c): the queue runs on, and stalls when
+ * no lane can; its registers hold the last fault reported.  When the record cannot be written (buffer full,
  * not set up, or not writable) it is dropped, FAULT_BUF_OVERFLOWS and the
  * FAULT_OVERFLOWS counter count it and INT_FAULT_OVERFLOW is raised; the
  * queue still stalls and its registers still describe the fault, so the
@@ -99,8 +101,14 @@ void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
                     VGPU_FIELD_PREP(VGPU_FAULT_INFO_REASON, f->reason) |
                     VGPU_FIELD_PREP(VGPU_FAULT_INFO_LEVEL, f->level);
 
-    q->state = VGPU_QUEUE_STATE_STALLED;
-    vgpu_cost_stall_begin(s, q);
+    if (vgpu_lanes_wait(q, page, access)) {
+        trace_vgpu_fault_coalesced(qi, va, access);
+        return;
+    }
+    if (!q->lane_running) {
+        q->state = VGPU_QUEUE_STATE_STALLED;
+        vgpu_cost_stall_begin(s, q);
+    }
     q->fault_va = page;
     q->fault_info = info;
     vgpu_count(s, q->context, VGPU_CTR_FAULTS, 1);

@@ -10,8 +10,8 @@
  *                  scheduler, queue states and errors
  *   vgpu-cmd.c     the commands a queue executes, and the streams (ring
  *                  or CALL) it reads them from
- *   vgpu-kernels.c the data-dependent and tiled access kernels: GATHER,
- *                  SCATTER, TILE
+ *   vgpu-kernels.c the access kernels (TOUCH, GATHER, SCATTER, TILE) and
+ *                  the lanes they run as
  *   vgpu-fault.c   fault records and the fault buffer
  *   vgpu-cost.c    the cost model: modeled time of commands and stalls,
  *                  presets, pacing
@@ -120,9 +120,25 @@ typedef struct VGPUCmd {
     uint32_t len;           /* dwords, header included */
     uint32_t arg[VGPU_CMD_MAX_ARGS];
     uint64_t done;          /* progress: bytes or accesses */
-    uint64_t acc;           /* checksum accumulator, PRNG state */
-    uint32_t pass;          /* TOUCH: passes completed */
+    uint64_t acc;           /* checksum accumulator, TOUCH seed */
+    uint32_t pass;          /* unused, kept for the migration stream */
+    uint32_t lanes;         /* access kernel: lanes it runs as, 0 before */
 } VGPUCmd;
+
+/*
+ * Access kernels run as lanes, as a GPU runs a kernel as warps
+ * (vgpu-kernels.c): each lane works through its share of the accesses,
+ * and one that faults waits for REPLAY while the others go on.
+ */
+#define VGPU_LANE_QUANTUM       4   /* accesses a lane runs per turn */
+
+typedef struct VGPULane {
+    uint64_t done;          /* accesses completed */
+    uint64_t acc;           /* TOUCH RANDOM: generator state */
+    uint64_t fault_page;    /* while waiting: the page it faulted on */
+    uint32_t fault_access;
+    bool waiting;           /* on a fault, until REPLAY */
+} VGPULane;
 
 /*
  * What the command in flight moved and missed so far, for its modeled
@@ -191,8 +207,13 @@ typedef struct VGPUQueue {
 
     VGPUQueueTime time;         /* modeled time (vgpu-cost.c) */
 
+    /* access kernel in flight: cmd.lanes of these */
+    VGPULane lane[VGPU_LANES_MAX];
+    uint32_t lane_next;         /* the lane whose turn it is */
+
     /* derived, not migrated */
     VGPUTlb l1;
+    VGPULane *lane_running;     /* in an access; its fault stalls it */
 } VGPUQueue;
 
 struct VGPUState {
@@ -220,6 +241,7 @@ struct VGPUState {
     uint32_t l2_sets;
     uint32_t l2_ways;
     bool strict;
+    uint32_t lanes;             /* per access kernel, 1..VGPU_LANES_MAX */
     uint32_t chunk_shift;
     uint32_t nr_chunks;
     char *link;                 /* cost model preset, then overrides: */
@@ -396,17 +418,22 @@ bool vgpu_xlate_read(VGPUState *s, VGPUQueue *q, uint64_t va,
                      uint64_t len);
 bool vgpu_va_read(VGPUState *s, VGPUQueue *q, uint64_t va, unsigned access,
                   void *buf, uint64_t len);
-bool vgpu_touch_line(VGPUState *s, VGPUQueue *q, uint64_t va, unsigned kind);
 uint32_t vgpu_cmd_check(VGPUState *s, const VGPUQueue *q, char **why);
 uint32_t vgpu_cmd_decode(VGPUState *s, VGPUQueue *q);
 bool vgpu_cmd_progress_ok(const VGPUCmd *cmd, const char **why);
 VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget);
 
+bool vgpu_va_write(VGPUState *s, VGPUQueue *q, uint64_t va, const void *buf,
+                   uint64_t len);
+
 /* vgpu-kernels.c */
 uint64_t vgpu_kernel_total(const VGPUCmd *cmd);
 bool vgpu_kernel_args_ok(const VGPUCmd *cmd, const char **why);
-VGPUCmdStatus vgpu_cmd_gather(VGPUState *s, VGPUQueue *q, int64_t *budget);
-VGPUCmdStatus vgpu_cmd_tile(VGPUState *s, VGPUQueue *q, int64_t *budget);
+VGPUCmdStatus vgpu_cmd_kernel(VGPUState *s, VGPUQueue *q, int64_t *budget);
+bool vgpu_lanes_wait(VGPUQueue *q, uint64_t page, unsigned access);
+bool vgpu_lanes_waiting(const VGPUQueue *q);
+bool vgpu_lanes_resume(VGPUQueue *q);
+bool vgpu_lanes_load_check(VGPUState *s, VGPUQueue *q, const char **why);
 
 /* vgpu-fault.c */
 void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,

@@ -1,16 +1,36 @@
 /*
- * vgpu access kernels whose addresses come from data or from a 2D grid:
- * GATHER and SCATTER (addresses read from an index buffer in GPU memory,
- * as graph traversal and sparse codes do) and TILE (GEMM-like blocks and
- * stencil neighbourhoods over a pitched grid).
+ * vgpu access kernels: TOUCH (linear, strided and random ranges), GATHER
+ * and SCATTER (addresses read from an index buffer in GPU memory, as graph
+ * traversal and sparse codes do) and TILE (GEMM-like blocks and stencil
+ * neighbourhoods over a pitched grid), and the lanes they run as.
  *
- * Like TOUCH, every access goes through the queue's context (TLB, walk,
- * permissions, A/D bits, access counters, the cost model's tally) and
- * never crosses a page, and cmd->done counts the accesses (GATHER,
- * SCATTER: elements; TILE: access slots) that completed: a fault leaves
- * it on the access that faulted, so REPLAY resumes exactly there.  An
- * element re-reads its index when it is replayed; an index read changes
- * nothing, so that is invisible.
+ * Every access goes through the queue's context (TLB, walk, permissions,
+ * A/D bits, access counters, the cost model's tally) and never crosses a
+ * page.
+ *
+ * Lanes.  A kernel is a number of units per pass (TOUCH: accesses, GATHER
+ * and SCATTER: elements, TILE: lines, each with its slots), run for some
+ * passes.  The device runs it as min(LANES, units) lanes, as a GPU runs a
+ * kernel as warps: lane i owns the i-th contiguous share of the units and
+ * makes every access to them, pass after pass, in order; lanes take turns
+ * of VGPU_LANE_QUANTUM accesses.  A lane whose access faults waits (its
+ * fault record is written, INT_FAULT raised) while the others go on, so
+ * one command raises up to LANES faults at once; the queue stalls when no
+ * lane can run.  REPLAY sends every waiting lane back to the access that
+ * faulted (a fault not fixed is raised again), CANCEL aborts the command
+ * as soon as any lane waits.  A lane that faults on a page another lane of
+ * the queue is already waiting on, for the same access, waits on that
+ * fault without a second record, as a GPU's TLB coalesces them.
+ *
+ * Because a lane owns its units in every pass, each address is written by
+ * one lane in program order and the memory a kernel leaves does not depend
+ * on the lane count or on faults, except for SCATTER with repeated
+ * indices, where which element lands is undefined as on a GPU.  With one
+ * lane a kernel makes exactly the accesses of the sequential definition
+ * in hardware.rst, in that order.  cmd->done counts the accesses (TOUCH,
+ * TILE slots) or elements completed by all lanes together; an element
+ * re-reads its index when it is replayed, which an index read makes
+ * invisible.
  *
  * TILE is its own opcode rather than a fourth TOUCH pattern: TOUCH's
  * arguments are a linear range (VA, size, stride, count, seed), a grid
@@ -27,6 +47,303 @@
 #include "qemu/bswap.h"
 #include "vgpu-internal.h"
 #include "trace.h"
+
+/* -------------------------------------------------------------- Lanes --- */
+
+/* An access kernel as its lanes see it. */
+typedef struct VGPUKernel {
+    uint64_t units;     /* per pass, shared out among the lanes */
+    uint64_t slots;     /* accesses per unit */
+    uint64_t passes;
+    /* Access @slot of @unit; false: it faulted or the queue left RUNNING. */
+    bool (*access)(VGPUState *s, VGPUQueue *q, VGPULane *lane,
+                   uint64_t unit, uint64_t slot, int64_t *budget);
+} VGPUKernel;
+
+/* Lane @i's share of @k's units: returns how many, *@first the first. */
+static uint64_t vgpu_lane_share(const VGPUKernel *k, unsigned lanes,
+                                unsigned i, uint64_t *first)
+{
+    uint64_t base = k->units / lanes, rem = k->units % lanes;
+
+    *first = i * base + MIN(i, rem);
+    return base + (i < rem);
+}
+
+static uint64_t vgpu_lane_total(const VGPUKernel *k, unsigned lanes,
+                                unsigned i)
+{
+    uint64_t first;
+
+    return vgpu_lane_share(k, lanes, i, &first) * k->slots * k->passes;
+}
+
+/* xorshift64*: the TOUCH RANDOM pattern's generator, one per lane. */
+static uint64_t vgpu_prng_next(uint64_t x)
+{
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x;
+}
+
+static uint64_t vgpu_prng_value(uint64_t x)
+{
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Lane @i's generator: lane 0 starts from the seed itself. */
+static uint64_t vgpu_lane_seed(const VGPUCmd *cmd, unsigned i)
+{
+    uint64_t x = cmd->acc ^ (i * 0x9e3779b97f4a7c15ull);
+
+    return x ? x : 0x9e3779b97f4a7c15ull;
+}
+
+static void vgpu_lanes_start(VGPUState *s, VGPUQueue *q, const VGPUKernel *k)
+{
+    VGPUCmd *cmd = &q->cmd;
+    unsigned i;
+
+    cmd->lanes = MAX(MIN(s->lanes, k->units), 1);
+    q->lane_next = 0;
+    for (i = 0; i < cmd->lanes; i++) {
+        q->lane[i] = (VGPULane) { .acc = vgpu_lane_seed(cmd, i) };
+    }
+}
+
+/*
+ * Lane @i's turn: at most VGPU_LANE_QUANTUM accesses.  False: an access
+ * failed (the lane waits on a fault, or the queue left RUNNING).
+ */
+static bool vgpu_lane_run(VGPUState *s, VGPUQueue *q, const VGPUKernel *k,
+                          unsigned i, int64_t *budget)
+{
+    VGPULane *l = &q->lane[i];
+    uint64_t first, per_pass, total;
+    unsigned n;
+    bool ok = true;
+
+    per_pass = vgpu_lane_share(k, q->cmd.lanes, i, &first) * k->slots;
+    total = per_pass * k->passes;
+    q->lane_running = l;
+    for (n = 0; n < VGPU_LANE_QUANTUM && l->done < total; n++) {
+        uint64_t r = l->done % per_pass;
+
+        ok = k->access(s, q, l, first + r / k->slots, r % k->slots, budget);
+        if (!ok) {
+            break;
+        }
+        l->done++;
+        q->cmd.done++;
+    }
+    q->lane_running = NULL;
+    return ok;
+}
+
+/*
+ * Run kernel @k's lanes in turn until all are done (DONE), the budget is
+ * used up (YIELD), or none can run: each waits on a fault or is done, and
+ * the queue stalls (BLOCKED), as it does when the queue leaves RUNNING.
+ */
+static VGPUCmdStatus vgpu_kernel_run(VGPUState *s, VGPUQueue *q,
+                                     const VGPUKernel *k, int64_t *budget)
+{
+    VGPUCmd *cmd = &q->cmd;
+    unsigned idle = 0;
+    bool waiting = false;
+
+    if (!cmd->lanes) {
+        vgpu_lanes_start(s, q, k);
+    }
+    while (idle < cmd->lanes) {
+        unsigned i = q->lane_next;
+        VGPULane *l = &q->lane[i];
+
+        if (l->waiting || l->done == vgpu_lane_total(k, cmd->lanes, i)) {
+            waiting |= l->waiting;
+            idle++;
+            q->lane_next = (i + 1) % cmd->lanes;
+            continue;
+        }
+        if (*budget <= 0) {
+            return VGPU_CMD_YIELD;
+        }
+        if (!vgpu_lane_run(s, q, k, i, budget) &&
+            (q->state != VGPU_QUEUE_STATE_RUNNING || s->reset_pending ||
+             !l->waiting)) {
+            return VGPU_CMD_BLOCKED;
+        }
+        idle = 0;
+        waiting = false;
+        q->lane_next = (i + 1) % cmd->lanes;
+    }
+    if (!waiting) {
+        return VGPU_CMD_DONE;
+    }
+    q->state = VGPU_QUEUE_STATE_STALLED;
+    vgpu_cost_stall_begin(s, q);
+    trace_vgpu_lanes_stall(vgpu_queue_index(s, q), cmd->lanes);
+    return VGPU_CMD_BLOCKED;
+}
+
+/*
+ * A fault in the access of the lane running on @q (none: false, the queue
+ * stalls as for any command): the lane waits on @page.  True if another
+ * lane already waits on the same page for the same access, so the fault
+ * is not reported again.
+ */
+bool vgpu_lanes_wait(VGPUQueue *q, uint64_t page, unsigned access)
+{
+    VGPULane *l = q->lane_running;
+    unsigned i;
+
+    if (!l) {
+        return false;
+    }
+    l->waiting = true;
+    l->fault_page = page;
+    l->fault_access = access;
+    for (i = 0; i < q->cmd.lanes; i++) {
+        if (&q->lane[i] != l && q->lane[i].waiting &&
+            q->lane[i].fault_page == page &&
+            q->lane[i].fault_access == access) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Does a lane of the command in flight on @q wait on a fault? */
+bool vgpu_lanes_waiting(const VGPUQueue *q)
+{
+    unsigned i;
+
+    for (i = 0; q->busy && i < q->cmd.lanes; i++) {
+        if (q->lane[i].waiting) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* REPLAY: every waiting lane retries its access.  False: none waited. */
+bool vgpu_lanes_resume(VGPUQueue *q)
+{
+    bool any = vgpu_lanes_waiting(q);
+    unsigned i;
+
+    for (i = 0; q->busy && i < q->cmd.lanes; i++) {
+        q->lane[i].waiting = false;
+    }
+    return any;
+}
+
+static void vgpu_kernel_describe(const VGPUCmd *cmd, VGPUKernel *k);
+
+/* The lanes of a busy queue @q as migration loaded them; false: @why. */
+bool vgpu_lanes_load_check(VGPUState *s, VGPUQueue *q, const char **why)
+{
+    VGPUKernel k;
+    uint64_t sum = 0;
+    unsigned i;
+
+    *why = "lane count beyond the device's, or lane turn beyond the lanes";
+    if (q->cmd.lanes > s->lanes ||
+        (q->cmd.lanes && q->lane_next >= q->cmd.lanes)) {
+        return false;
+    }
+    vgpu_kernel_describe(&q->cmd, &k);
+    for (i = 0; i < q->cmd.lanes; i++) {
+        *why = "lane progress beyond its share of the kernel";
+        if (q->lane[i].done > vgpu_lane_total(&k, q->cmd.lanes, i)) {
+            return false;
+        }
+        sum += q->lane[i].done;
+    }
+    *why = "lanes' progress does not add up to the command's";
+    if (q->cmd.lanes && sum != q->cmd.done) {
+        return false;
+    }
+    *why = "STALLED with no lane waiting on a fault";
+    return q->state != VGPU_QUEUE_STATE_STALLED || !q->cmd.lanes ||
+           vgpu_lanes_waiting(q);
+}
+
+/* -------------------------------------------------------------- TOUCH --- */
+
+static uint64_t vgpu_touch_per_pass(const VGPUCmd *cmd)
+{
+    uint64_t size = vgpu_cmd_arg64(cmd, 2);
+
+    switch (VGPU_FIELD_GET(vgpu_cmd_flags(cmd), VGPU_TOUCH_FLAG_PATTERN)) {
+    case VGPU_TOUCH_SEQUENTIAL:
+        return size / VGPU_TOUCH_LINE;
+    case VGPU_TOUCH_STRIDED:
+        return DIV_ROUND_UP(size, cmd->arg[4]);
+    default:
+        return cmd->arg[5];
+    }
+}
+
+/* One TOUCH access of the 64-byte line at @va. */
+static bool vgpu_touch_line(VGPUState *s, VGPUQueue *q, uint64_t va,
+                            unsigned kind)
+{
+    uint64_t line[VGPU_TOUCH_LINE / 8];
+    int i;
+
+    switch (kind) {
+    case VGPU_TOUCH_READ:
+        return vgpu_va_read(s, q, va, VGPU_ACCESS_READ, line, sizeof(line));
+    case VGPU_TOUCH_EXEC:
+        return vgpu_va_read(s, q, va, VGPU_ACCESS_EXEC, line, sizeof(line));
+    case VGPU_TOUCH_WRITE:
+        for (i = 0; i < ARRAY_SIZE(line); i++) {
+            line[i] = cpu_to_le64(va);
+        }
+        return vgpu_va_write(s, q, va, line, sizeof(line));
+    default:
+        /* RMW: translate for write too before changing anything. */
+        if (!vgpu_va_read(s, q, va, VGPU_ACCESS_READ, line, sizeof(line))) {
+            return false;
+        }
+        line[0] = cpu_to_le64(le64_to_cpu(line[0]) + 1);
+        return vgpu_va_write(s, q, va, line, sizeof(line));
+    }
+}
+
+/* Access @unit of a TOUCH: its line, or the lane's next random line. */
+static bool vgpu_touch_access(VGPUState *s, VGPUQueue *q, VGPULane *l,
+                              uint64_t unit, uint64_t slot, int64_t *budget)
+{
+    VGPUCmd *cmd = &q->cmd;
+    uint32_t flags = vgpu_cmd_flags(cmd);
+    uint64_t va = vgpu_cmd_arg64(cmd, 0), size = vgpu_cmd_arg64(cmd, 2);
+    uint64_t off, next = l->acc;
+
+    switch (VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_PATTERN)) {
+    case VGPU_TOUCH_SEQUENTIAL:
+        off = unit * VGPU_TOUCH_LINE;
+        break;
+    case VGPU_TOUCH_STRIDED:
+        off = unit * cmd->arg[4];
+        break;
+    default:
+        next = vgpu_prng_next(l->acc);
+        off = (vgpu_prng_value(next) % (size / VGPU_TOUCH_LINE)) *
+              VGPU_TOUCH_LINE;
+        break;
+    }
+    if (!vgpu_touch_line(s, q, va + off,
+                         VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_ACCESS))) {
+        return false;
+    }
+    l->acc = next;
+    *budget -= VGPU_TOUCH_COST;
+    return true;
+}
+
 
 /* ------------------------------------------------- GATHER, SCATTER --- */
 
@@ -141,29 +458,23 @@ static bool vgpu_gather_one(VGPUState *s, VGPUQueue *q, uint64_t i,
     return true;
 }
 
-VGPUCmdStatus vgpu_cmd_gather(VGPUState *s, VGPUQueue *q, int64_t *budget)
+static bool vgpu_gather_access(VGPUState *s, VGPUQueue *q, VGPULane *l,
+                               uint64_t unit, uint64_t slot, int64_t *budget)
 {
-    VGPUCmd *cmd = &q->cmd;
-    bool scatter = VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE) ==
+    bool scatter = VGPU_FIELD_GET(q->cmd.header, VGPU_CMD_OPCODE) ==
                    VGPU_OP_SCATTER;
-    int64_t cost = MAX(VGPU_TOUCH_COST, 1 << vgpu_gather_shift(cmd));
     bool bad_index;
 
-    while (cmd->done < G_COUNT(cmd)) {
-        if (*budget <= 0) {
-            return VGPU_CMD_YIELD;
+    if (!vgpu_gather_one(s, q, unit, scatter, &bad_index)) {
+        if (bad_index) {
+            vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_INDEX);
         }
-        if (!vgpu_gather_one(s, q, cmd->done, scatter, &bad_index)) {
-            if (bad_index) {
-                vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_INDEX);
-            }
-            return VGPU_CMD_BLOCKED;
-        }
-        cmd->done++;
-        *budget -= cost;
+        return false;
     }
-    return VGPU_CMD_DONE;
+    *budget -= MAX(VGPU_TOUCH_COST, 1 << vgpu_gather_shift(&q->cmd));
+    return true;
 }
+
 
 /* --------------------------------------------------------------- TILE --- */
 
@@ -312,41 +623,77 @@ static bool vgpu_tile_slot_va(const VGPUCmd *cmd, uint64_t row, uint64_t col,
     return true;
 }
 
-VGPUCmdStatus vgpu_cmd_tile(VGPUState *s, VGPUQueue *q, int64_t *budget)
+/* Access slot @slot of line @unit: skipped if it falls outside the grid. */
+static bool vgpu_tile_access(VGPUState *s, VGPUQueue *q, VGPULane *l,
+                             uint64_t unit, uint64_t slot, int64_t *budget)
 {
     VGPUCmd *cmd = &q->cmd;
     unsigned kind = VGPU_FIELD_GET(vgpu_cmd_flags(cmd), VGPU_TILE_FLAG_ACCESS);
     unsigned nkind = kind == VGPU_TOUCH_EXEC ? VGPU_TOUCH_EXEC
                                              : VGPU_TOUCH_READ;
-    uint64_t slots = vgpu_tile_slots(cmd), lines = vgpu_tile_lines(cmd);
-    uint64_t total = lines * slots * T_PASSES(cmd);
+    uint64_t row, col, va;
 
-    while (cmd->done < total) {
-        uint64_t k = cmd->done % slots, row, col, va;
-
-        if (*budget <= 0) {
-            return VGPU_CMD_YIELD;
-        }
-        vgpu_tile_line_at(cmd, cmd->done / slots % lines, &row, &col);
-        if (vgpu_tile_slot_va(cmd, row, col, k, &va)) {
-            if (!vgpu_touch_line(s, q, va, k == slots - 1 ? kind : nkind)) {
-                return VGPU_CMD_BLOCKED;
-            }
-            *budget -= VGPU_TOUCH_COST;
-        }
-        cmd->done++;
+    vgpu_tile_line_at(cmd, unit, &row, &col);
+    if (!vgpu_tile_slot_va(cmd, row, col, slot, &va)) {
+        return true;
     }
-    return VGPU_CMD_DONE;
+    if (!vgpu_touch_line(s, q, va,
+                         slot == vgpu_tile_slots(cmd) - 1 ? kind : nkind)) {
+        return false;
+    }
+    *budget -= VGPU_TOUCH_COST;
+    return true;
 }
+
 
 /* ------------------------------------------------------------ Common --- */
 
+/* Command @cmd (TOUCH, GATHER, SCATTER or TILE) as its lanes see it. */
+static void vgpu_kernel_describe(const VGPUCmd *cmd, VGPUKernel *k)
+{
+    switch (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE)) {
+    case VGPU_OP_TOUCH:
+        *k = (VGPUKernel) {
+            .units = vgpu_touch_per_pass(cmd),
+            .slots = 1,
+            .passes = MAX(cmd->arg[7], 1),
+            .access = vgpu_touch_access,
+        };
+        break;
+    case VGPU_OP_TILE:
+        *k = (VGPUKernel) {
+            .units = vgpu_tile_lines(cmd),
+            .slots = vgpu_tile_slots(cmd),
+            .passes = T_PASSES(cmd),
+            .access = vgpu_tile_access,
+        };
+        break;
+    default:
+        *k = (VGPUKernel) {
+            .units = G_COUNT(cmd),
+            .slots = 1,
+            .passes = 1,
+            .access = vgpu_gather_access,
+        };
+        break;
+    }
+}
+
+/* Accesses (TOUCH, TILE slots) or elements (GATHER, SCATTER) in all. */
 uint64_t vgpu_kernel_total(const VGPUCmd *cmd)
 {
-    if (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE) == VGPU_OP_TILE) {
-        return vgpu_tile_lines(cmd) * vgpu_tile_slots(cmd) * T_PASSES(cmd);
-    }
-    return G_COUNT(cmd);
+    VGPUKernel k;
+
+    vgpu_kernel_describe(cmd, &k);
+    return k.units * k.slots * k.passes;
+}
+
+VGPUCmdStatus vgpu_cmd_kernel(VGPUState *s, VGPUQueue *q, int64_t *budget)
+{
+    VGPUKernel k;
+
+    vgpu_kernel_describe(&q->cmd, &k);
+    return vgpu_kernel_run(s, q, &k, budget);
 }
 
 bool vgpu_kernel_args_ok(const VGPUCmd *cmd, const char **why)

@@ -351,7 +351,7 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
                VGPU_CAPS_AD_BITS | VGPU_CAPS_ACCESS_COUNTERS |
                VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
-               VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER |
+               VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER | VGPU_CAPS_LANES |
                (s->strict ? VGPU_CAPS_STRICT : 0);
     case VGPU_REG_NUM_QUEUES:
         return VGPU_NUM_QUEUES;
@@ -363,6 +363,8 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
         return vgpu_tlb_geometry(s->l2_sets, s->l2_ways);
     case VGPU_REG_ACCESS_CHUNK_SHIFT:
         return s->chunk_shift;
+    case VGPU_REG_LANES:
+        return s->lanes;
     case VGPU_REG_STATUS:
         return s->status;
     case VGPU_REG_INT_STATUS:
@@ -745,6 +747,59 @@ static const VMStateDescription vmstate_vgpu_time = {
     }
 };
 
+/* The lanes of an access kernel in flight (version 1.6). */
+static bool vgpu_lanes_needed(void *opaque)
+{
+    VGPUState *s = opaque;
+    int i;
+
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        if (s->queue[i].busy && s->queue[i].cmd.lanes) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_vgpu_lane = {
+    .name = "vgpu/lane",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(done, VGPULane),
+        VMSTATE_UINT64(acc, VGPULane),
+        VMSTATE_UINT64(fault_page, VGPULane),
+        VMSTATE_UINT32(fault_access, VGPULane),
+        VMSTATE_BOOL(waiting, VGPULane),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_vgpu_queue_lanes = {
+    .name = "vgpu/queue-lanes",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(cmd.lanes, VGPUQueue),
+        VMSTATE_UINT32(lane_next, VGPUQueue),
+        VMSTATE_STRUCT_ARRAY(lane, VGPUQueue, VGPU_LANES_MAX, 1,
+                             vmstate_vgpu_lane, VGPULane),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_vgpu_lanes = {
+    .name = "vgpu/lanes",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_lanes_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(queue, VGPUState, VGPU_NUM_QUEUES, 1,
+                             vmstate_vgpu_queue_lanes, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_vgpu = {
     .name = TYPE_VGPU,
     .version_id = 3,                /* 2: CALL state; 3: 18 counters */
@@ -789,6 +844,7 @@ static const VMStateDescription vmstate_vgpu = {
     .subsections = (const VMStateDescription * []) {
         &vmstate_vgpu_pt_xchg,
         &vmstate_vgpu_time,
+        &vmstate_vgpu_lanes,
         NULL
     }
 };
@@ -802,6 +858,11 @@ static bool vgpu_check_config(VGPUState *s, Error **errp)
         error_setg(errp, "vgpu: vram_size %" PRIu64 " is invalid: it must be "
                    "a multiple of 1 MiB between 16 MiB and 16 GiB",
                    s->vram_size);
+        return false;
+    }
+    if (!s->lanes || s->lanes > VGPU_LANES_MAX) {
+        error_setg(errp, "vgpu: lanes %u is invalid: it must be between 1 "
+                   "and %u", s->lanes, VGPU_LANES_MAX);
         return false;
     }
     if (!s->visible_size) {
@@ -936,6 +997,7 @@ static Property vgpu_properties[] = {
     DEFINE_PROP_UINT32("tlb_l2_sets", VGPUState, l2_sets, 256),
     DEFINE_PROP_UINT32("tlb_l2_ways", VGPUState, l2_ways, 8),
     DEFINE_PROP_BOOL("strict", VGPUState, strict, false),
+    DEFINE_PROP_UINT32("lanes", VGPUState, lanes, 32),
     /* The cost model (vgpu-cost.c): a preset, then overrides. */
     DEFINE_PROP_STRING("link", VGPUState, link),
     DEFINE_PROP_UINT32("vram_bw", VGPUState, cost_prop.vram_bw,

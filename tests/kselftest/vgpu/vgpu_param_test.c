@@ -9,6 +9,7 @@
 
 #include "kselftest_harness.h"
 #include "vgpu_test.h"
+#include "vgpu_hw.h"
 
 FIXTURE(param) {
 	int fd;
@@ -137,8 +138,21 @@ TEST_F(param, every_param_answers)
 	uint64_t v;
 	uint32_t p;
 
-	for (p = DRM_VGPU_PARAM_HW_VERSION; p <= DRM_VGPU_PARAM_PCI_ID; p++)
+	for (p = DRM_VGPU_PARAM_HW_VERSION; p <= DRM_VGPU_PARAM_LANES; p++)
 		EXPECT_EQ(0, get_param(self->fd, p, &v)) TH_LOG("param %u", p);
+	EXPECT_ERRNO(EINVAL, get_param(self->fd, DRM_VGPU_PARAM_LANES + 1, &v));
+}
+
+/* The lanes an access kernel runs as: the device's register, 1..256. */
+TEST_F(param, lanes_match_the_device)
+{
+	uint64_t caps, lanes;
+
+	ASSERT_EQ(0, get_param(self->fd, DRM_VGPU_PARAM_CAPS, &caps));
+	ASSERT_EQ(0, get_param(self->fd, DRM_VGPU_PARAM_LANES, &lanes));
+	ASSERT_TRUE(caps & VGPU_CAPS_LANES);
+	EXPECT_GE(lanes, 1);
+	EXPECT_LE(lanes, VGPU_LANES_MAX);
 }
 
 TEST_HARNESS_MAIN

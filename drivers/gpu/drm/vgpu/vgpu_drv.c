@@ -238,9 +238,12 @@ static int vgpu_hw_identify(struct vgpu_device *vdev)
 	vdev->visible_size = vgpu_rd64(vdev, VGPU_REG_VISIBLE_SIZE_LO);
 	vdev->num_queues = vgpu_rd32(vdev, VGPU_REG_NUM_QUEUES);
 	vdev->num_contexts = vgpu_rd32(vdev, VGPU_REG_NUM_CONTEXTS);
+	vdev->lanes = vdev->caps & VGPU_CAPS_LANES ?
+		      vgpu_rd32(vdev, VGPU_REG_LANES) : 1;
 
 	if (!vdev->vram_size || vdev->visible_size > vdev->vram_size ||
-	    !vdev->num_queues || !vdev->num_contexts) {
+	    !vdev->num_queues || !vdev->num_contexts || !vdev->lanes ||
+	    vdev->lanes > VGPU_LANES_MAX) {
 		drm_err(drm, "inconsistent device parameters\n");
 		return -ENODEV;
 	}

@@ -72,6 +72,7 @@ struct vgpu_tlb {
  * @visible_base: bus address of BAR 2.
  * @num_queues: hardware queues.
  * @num_contexts: hardware contexts.
+ * @lanes: lanes an access kernel runs as, each with a fault of its own.
  * @vram_cpu: kernel mapping (write-combined) of the BAR 2 window.
  * @ttm: TTM device.
  * @vram_mgr: VRAM resource manager (%TTM_PL_VRAM).
@@ -119,6 +120,7 @@ struct vgpu_device {
 	resource_size_t visible_base;
 	u32 num_queues;
 	u32 num_contexts;
+	u32 lanes;
 
 	void __iomem *vram_cpu;
 	struct ttm_device ttm;

@@ -7,6 +7,7 @@
 #include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
 
 #include <drm/drm_print.h>
 
@@ -76,9 +77,9 @@ static u64 vgpu_fault_buf_desc(struct vgpu_device *vdev)
  */
 void vgpu_fault_hw_init(struct vgpu_device *vdev)
 {
-	memset(vdev->fault.records, 0, VGPU_FAULT_ENTRIES * VGPU_FAULT_RECORD_SIZE);
+	memset(vdev->fault.records, 0, vdev->fault.entries * VGPU_FAULT_RECORD_SIZE);
 	vdev->fault.head = 0;
-	vgpu_wr32(vdev, VGPU_REG_FAULT_BUF_ENTRIES, VGPU_FAULT_ENTRIES);
+	vgpu_wr32(vdev, VGPU_REG_FAULT_BUF_ENTRIES, vdev->fault.entries);
 	vgpu_wr32(vdev, VGPU_REG_FAULT_BUF_HEAD, 0);
 	vgpu_wr64(vdev, VGPU_REG_FAULT_BUF_LO, vgpu_fault_buf_desc(vdev));
 	if (vgpu_rd32(vdev, VGPU_REG_STATUS) & VGPU_STATUS_FAULT_BUF_ERROR)
@@ -99,8 +100,10 @@ int vgpu_fault_init(struct vgpu_device *vdev)
 	ret = vgpu_paging_init(vdev);
 	if (ret)
 		return ret;
+	vdev->fault.entries = clamp_t(u32, roundup_pow_of_two(2 * vdev->lanes * vdev->num_queues),
+				      VGPU_FAULT_ENTRIES_MIN, VGPU_FAULT_BUF_ENTRIES_MAX);
 	vdev->fault.records = dma_alloc_coherent(vdev->drm.dev,
-						 VGPU_FAULT_ENTRIES * VGPU_FAULT_RECORD_SIZE,
+						 vdev->fault.entries * VGPU_FAULT_RECORD_SIZE,
 						 &vdev->fault.dma, GFP_KERNEL);
 	if (!vdev->fault.records) {
 		vgpu_paging_fini(vdev);
@@ -117,7 +120,7 @@ int vgpu_fault_init(struct vgpu_device *vdev)
 void vgpu_fault_fini(struct vgpu_device *vdev)
 {
 	vgpu_wr64(vdev, VGPU_REG_FAULT_BUF_LO, 0);
-	dma_free_coherent(vdev->drm.dev, VGPU_FAULT_ENTRIES * VGPU_FAULT_RECORD_SIZE,
+	dma_free_coherent(vdev->drm.dev, vdev->fault.entries * VGPU_FAULT_RECORD_SIZE,
 			  vdev->fault.records, vdev->fault.dma);
 	vgpu_paging_fini(vdev);
 }
@@ -141,7 +144,7 @@ static bool vgpu_fault_read(struct vgpu_device *vdev, struct vgpu_fault *f)
 	f->timestamp = (u64)rec[VGPU_FAULT_DW_TIME_HI] << 32 |
 		       rec[VGPU_FAULT_DW_TIME_LO];
 	WRITE_ONCE(rec[VGPU_FAULT_DW_FLAGS], 0);
-	vdev->fault.head = (vdev->fault.head + 1) % VGPU_FAULT_ENTRIES;
+	vdev->fault.head = (vdev->fault.head + 1) & (vdev->fault.entries - 1);
 	vdev->fault.total++;
 	return true;
 }
@@ -372,14 +375,16 @@ void vgpu_fault_drain(struct vgpu_device *vdev)
 				     overflows);
 		vdev->fault.overflows = overflows;
 		/*
-		 * A lost record may hide a stalled queue: ask the queues and
-		 * let them retry; an access still unresolved faults again.
+		 * A lost record may hide a stalled queue, or a lane waiting
+		 * in a queue that still runs: let them retry; an access still
+		 * unresolved faults again.
 		 */
 		for (q = 0; q < vdev->nr_queues; q++) {
 			u32 st = vgpu_rd32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_STATUS));
 
-			if (FIELD_GET(VGPU_QUEUE_STATUS_STATE_MASK, st) ==
-			    VGPU_QUEUE_STATE_STALLED)
+			st = FIELD_GET(VGPU_QUEUE_STATUS_STATE_MASK, st);
+			if (st == VGPU_QUEUE_STATE_STALLED ||
+			    st == VGPU_QUEUE_STATE_RUNNING)
 				__set_bit(q, replay);
 		}
 	}

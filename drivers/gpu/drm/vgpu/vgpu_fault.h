@@ -9,8 +9,11 @@
 
 struct vgpu_device;
 
-/** VGPU_FAULT_ENTRIES - records in the fault buffer */
-#define VGPU_FAULT_ENTRIES	256
+/**
+ * VGPU_FAULT_ENTRIES_MIN - fewest records in the fault buffer; it holds
+ * two rounds of faults from every lane of every queue when that is more
+ */
+#define VGPU_FAULT_ENTRIES_MIN	256
 
 /**
  * struct vgpu_fault - a decoded fault record
@@ -36,6 +39,7 @@ struct vgpu_fault {
  * struct vgpu_fault_buf - the fault buffer the device writes records into
  * @records: CPU address (coherent system memory).
  * @dma: its DMA address.
+ * @entries: records it holds, a power of two.
  * @head: next record to read.
  * @total: records read.
  * @overflows: records the device dropped (from its register).
@@ -43,6 +47,7 @@ struct vgpu_fault {
 struct vgpu_fault_buf {
 	u32 *records;
 	dma_addr_t dma;
+	u32 entries;
 	u32 head;
 	u64 total;
 	u64 overflows;

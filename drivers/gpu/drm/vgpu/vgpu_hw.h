@@ -60,9 +60,9 @@
 #define   VGPU_VERSION_MAJOR		1
 /*
  * Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model;
- * 5: GATHER, SCATTER, TILE.
+ * 5: GATHER, SCATTER, TILE; 6: lanes.
  */
-#define   VGPU_VERSION_MINOR		5
+#define   VGPU_VERSION_MINOR		6
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -76,6 +76,7 @@
 #define   VGPU_CAPS_PT_XCHG		VGPU_BIT(9)	/* PT_XCHG_ADDR / PT_XCHG_DATA */
 #define   VGPU_CAPS_COST_MODEL		VGPU_BIT(10)	/* modeled time: COST_*, QTIME_* */
 #define   VGPU_CAPS_GATHER		VGPU_BIT(11)	/* GATHER, SCATTER, TILE */
+#define   VGPU_CAPS_LANES		VGPU_BIT(12)	/* VGPU_REG_LANES */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -93,6 +94,8 @@
 #define   VGPU_TLB_GEOMETRY_WAYS_MASK	VGPU_MASK(31, 16)
 #define VGPU_REG_ACCESS_CHUNK_SHIFT	0x0038	/* RO, log2 of the counter chunk */
 #define   VGPU_ACCESS_CHUNK_SHIFT_DEFAULT 21	/* 2 MiB of VRAM per counter */
+#define VGPU_REG_LANES			0x003c	/* RO, lanes of an access kernel */
+#define   VGPU_LANES_MAX		256
 #define VGPU_REG_TIMESTAMP_LO		0x0040	/* RO, device (wall) clock in ns */
 #define VGPU_REG_TIMESTAMP_HI		0x0044
 

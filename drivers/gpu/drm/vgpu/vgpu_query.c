@@ -85,6 +85,9 @@ int vgpu_get_param_ioctl(struct drm_device *drm, void *data,
 	case DRM_VGPU_PARAM_SVM:
 		args->value = vgpu_svm_modes(vdev);
 		break;
+	case DRM_VGPU_PARAM_LANES:
+		args->value = vdev->lanes;
+		break;
 	default:
 		drm_dbg_driver(drm, "ioctl check failed: unknown param %u\n",
 			       args->param);
