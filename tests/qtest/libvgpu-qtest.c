@@ -485,8 +485,19 @@ void st_touch(GArray *s, unsigned pattern, unsigned access, uint64_t va,
               uint64_t size, uint32_t stride, uint32_t count, uint32_t seed,
               uint32_t repeat)
 {
+    st_touch_lanes(s, 0, pattern, access, va, size, stride, count, seed,
+                   repeat);
+}
+
+/* TOUCH with its lanes field @lanes_field (0: the device's lanes). */
+void st_touch_lanes(GArray *s, unsigned lanes_field, unsigned pattern,
+                    unsigned access, uint64_t va, uint64_t size,
+                    uint32_t stride, uint32_t count, uint32_t seed,
+                    uint32_t repeat)
+{
     uint32_t flags = (pattern << VGPU_TOUCH_FLAG_PATTERN_SHIFT) |
-                     (access << VGPU_TOUCH_FLAG_ACCESS_SHIFT);
+                     (access << VGPU_TOUCH_FLAG_ACCESS_SHIFT) |
+                     (lanes_field << VGPU_TOUCH_FLAG_LANES_SHIFT);
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_TOUCH, flags, VGPU_TOUCH_LEN),
                       LO(va), HI(va), LO(size), HI(size), stride, count,
                       seed, repeat };
@@ -594,6 +605,15 @@ void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
 {
     RING_CMD(t, q, st_touch(s_, pattern, access, va, size, stride, count,
                             seed, repeat));
+}
+
+void cmd_touch_lanes(VGPUTest *t, int q, unsigned lanes_field,
+                     unsigned pattern, unsigned access, uint64_t va,
+                     uint64_t size, uint32_t stride, uint32_t count,
+                     uint32_t seed, uint32_t repeat)
+{
+    RING_CMD(t, q, st_touch_lanes(s_, lanes_field, pattern, access, va, size,
+                                  stride, count, seed, repeat));
 }
 
 void cmd_checksum(VGPUTest *t, int q, uint64_t src, uint64_t size,

@@ -169,6 +169,10 @@ void st_timestamp(GArray *s, uint32_t flags, uint64_t dst);
 void st_touch(GArray *s, unsigned pattern, unsigned access, uint64_t va,
               uint64_t size, uint32_t stride, uint32_t count, uint32_t seed,
               uint32_t repeat);
+void st_touch_lanes(GArray *s, unsigned lanes_field, unsigned pattern,
+                    unsigned access, uint64_t va, uint64_t size,
+                    uint32_t stride, uint32_t count, uint32_t seed,
+                    uint32_t repeat);
 void st_checksum(GArray *s, uint64_t src, uint64_t size, uint64_t dst);
 void st_gather(GArray *s, uint32_t op, uint32_t flags, uint64_t index,
                uint64_t base, uint32_t count, uint32_t bound,
@@ -194,6 +198,10 @@ void cmd_timestamp(VGPUTest *t, int q, uint32_t flags, uint64_t dst);
 void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
                uint64_t va, uint64_t size, uint32_t stride,
                uint32_t count, uint32_t seed, uint32_t repeat);
+void cmd_touch_lanes(VGPUTest *t, int q, unsigned lanes_field,
+                     unsigned pattern, unsigned access, uint64_t va,
+                     uint64_t size, uint32_t stride, uint32_t count,
+                     uint32_t seed, uint32_t repeat);
 void cmd_checksum(VGPUTest *t, int q, uint64_t src, uint64_t size,
                   uint64_t dst);
 void cmd_gather(VGPUTest *t, int q, uint32_t op, uint32_t flags,

@@ -550,11 +550,12 @@ static void gen_cmd(Fuzz *f, GArray *s, int c, bool in_stream)
                         i == VGPU_TOUCH_READ ? VGPU_PTE_READ :
                         i == VGPU_TOUCH_WRITE ? VGPU_PTE_WRITE :
                         i == VGPU_TOUCH_EXEC ? VGPU_PTE_EXEC : PTE_RW);
-        st_touch(s, n, i, dst, size,
-                 chance(f, 3) ? below(f, 256)
-                              : VGPU_TOUCH_LINE * (1 + below(f, 64)),
-                 chance(f, 3) ? 0 : 1 + below(f, 2048), rnd(f),
-                 below(f, 3));
+        /* Launch width: the device's, or any field (above 9: refused). */
+        st_touch_lanes(s, chance(f, 50) ? 0 : below(f, 16), n, i, dst, size,
+                       chance(f, 3) ? below(f, 256)
+                                    : VGPU_TOUCH_LINE * (1 + below(f, 64)),
+                       chance(f, 3) ? 0 : 1 + below(f, 2048), rnd(f),
+                       below(f, 3));
         break;
     case 16: case 17:
         size = rnd_size(f, 16) - chance(f, 10);

@@ -155,6 +155,10 @@ static const BadCmdCase bad_cmd_cases[] = {
       { HDR(VGPU_OP_TOUCH, 3, VGPU_TOUCH_LEN), 0, 0, 64 } },
     { "touch-zero-stride", BAD_DWORDS, VGPU_QUEUE_ERROR_ARGUMENT, 9,
       { HDR(VGPU_OP_TOUCH, VGPU_TOUCH_STRIDED, VGPU_TOUCH_LEN), 0, 0, 64 } },
+    { "touch-lanes-too-wide", BAD_DWORDS, VGPU_QUEUE_ERROR_ARGUMENT, 9,
+      { HDR(VGPU_OP_TOUCH, (VGPU_TOUCH_LANES_LOG2_MAX + 2) <<
+                           VGPU_TOUCH_FLAG_LANES_SHIFT, VGPU_TOUCH_LEN),
+        0, 0, 64 } },
     { "touch-unaligned", BAD_DWORDS, VGPU_QUEUE_ERROR_ARGUMENT, 9,
       { HDR(VGPU_OP_TOUCH, 0, VGPU_TOUCH_LEN), 32, 0, 64 } },
     { "checksum-misaligned", BAD_DWORDS, VGPU_QUEUE_ERROR_ARGUMENT, 7,

@@ -824,6 +824,41 @@ static void test_lanes_run_on(void)
     vgpu_test_stop(&t);
 }
 
+typedef struct LaunchCase {
+    const char *name;
+    unsigned field;         /* TOUCH_FLAG_LANES */
+    uint32_t faults;        /* records before the queue stalls */
+} LaunchCase;
+
+static const LaunchCase launch_cases[] = {
+    { "one", 1, 1 },
+    { "eight", 4, 8 },
+    { "device", 0, 32 },
+    { "more-than-device", 9, 32 },
+};
+
+/*
+ * A TOUCH's launch width: 32 pages, none mapped, TOUCH_FLAG_LANES k runs
+ * at most 2^(k - 1) lanes (0: the device's 32), so that many faults come
+ * before the queue stalls; the memory afterwards is the same.
+ */
+static void test_lanes_launch(const void *opaque)
+{
+    const LaunchCase *c = opaque;
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    cmd_setup(&t);
+    map_pages(&t, 32, UINT32_MAX);
+    cmd_touch_lanes(&t, 0, c->field, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW,
+                    FAULT_VA, 32 * VGPU_PAGE_SIZE_4K, 0, 0, 0, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, c->faults);
+    replay_holes_n(&t, 32, UINT32_MAX, c->faults);
+    vgpu_test_stop(&t);
+}
+
 typedef struct LaneAnswerCase {
     const char *name;
     bool cancel;
@@ -921,4 +956,5 @@ void vgpu_test_add_kernels(void)
     ADD_TABLE("kernels/lanes/answer-running", lane_answer_cases,
               test_lanes_answer_running);
     qtest_add_func("/vgpu/kernels/lanes/property", test_lanes_property);
+    ADD_TABLE("kernels/lanes/launch", launch_cases, test_lanes_launch);
 }

@@ -146,14 +146,21 @@ void vgpu_cmd_timestamp(struct vgpu_cmd *cmd, uint64_t dst)
 	put64(p, dst);
 }
 
-void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
-		    uint64_t va, uint64_t size, uint32_t stride, uint32_t count,
-		    uint32_t seed, uint32_t repeat)
+void vgpu_cmd_touch_lanes(struct vgpu_cmd *cmd, uint32_t lanes, uint32_t pattern,
+			  uint32_t access, uint64_t va, uint64_t size, uint32_t stride,
+			  uint32_t count, uint32_t seed, uint32_t repeat)
 {
 	uint32_t flags = (pattern << VGPU_TOUCH_FLAG_PATTERN_SHIFT) |
 			 (access << VGPU_TOUCH_FLAG_ACCESS_SHIFT);
-	uint32_t *p = cmd_begin(cmd, VGPU_OP_TOUCH, flags, VGPU_TOUCH_LEN);
+	uint32_t *p, k = 0;
 
+	/* The field holds log2(lanes) + 1: round down to a power of two. */
+	if (lanes) {
+		while (k <= VGPU_TOUCH_LANES_LOG2_MAX && (2u << k) <= lanes)
+			k++;
+		flags |= (k + 1) << VGPU_TOUCH_FLAG_LANES_SHIFT;
+	}
+	p = cmd_begin(cmd, VGPU_OP_TOUCH, flags, VGPU_TOUCH_LEN);
 	if (!p)
 		return;
 	p = put64(p, va);
@@ -162,6 +169,14 @@ void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
 	*p++ = count;
 	*p++ = seed;
 	*p = repeat;
+}
+
+void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
+		    uint64_t va, uint64_t size, uint32_t stride, uint32_t count,
+		    uint32_t seed, uint32_t repeat)
+{
+	vgpu_cmd_touch_lanes(cmd, 0, pattern, access, va, size, stride, count, seed,
+			     repeat);
 }
 
 /* GATHER and SCATTER share one encoding (vgpu_hw.h). */

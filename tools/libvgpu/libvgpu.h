@@ -314,10 +314,26 @@ void vgpu_cmd_timestamp(struct vgpu_cmd *cmd, uint64_t dst);
  * @count: accesses per pass (random)
  * @seed: random seed
  * @repeat: passes (0 = 1)
+ *
+ * It runs as the device's lanes (%DRM_VGPU_PARAM_LANES): many of its
+ * accesses can fault at once, as a GPU kernel's warps do.
  */
 void vgpu_cmd_touch(struct vgpu_cmd *cmd, uint32_t pattern, uint32_t access,
 		    uint64_t va, uint64_t size, uint32_t stride, uint32_t count,
 		    uint32_t seed, uint32_t repeat);
+/**
+ * vgpu_cmd_touch_lanes() - TOUCH launched on at most @lanes lanes
+ * @cmd: stream
+ * @lanes: the launch width: 0 runs as many lanes as the device has
+ *	(%DRM_VGPU_PARAM_LANES), n at most the largest power of two <= n
+ *	(1 .. 256); 1 makes one sequential stream of accesses, which faults
+ *	one page at a time (hardware.rst, "Lanes")
+ *
+ * The other arguments are vgpu_cmd_touch()'s.
+ */
+void vgpu_cmd_touch_lanes(struct vgpu_cmd *cmd, uint32_t lanes, uint32_t pattern,
+			  uint32_t access, uint64_t va, uint64_t size, uint32_t stride,
+			  uint32_t count, uint32_t seed, uint32_t repeat);
 /**
  * vgpu_cmd_gather() - GATHER: @dst[i] = @base[@index[i]] for i < @count
  * @cmd: stream

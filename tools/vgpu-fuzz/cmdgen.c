@@ -154,13 +154,15 @@ static void gen_one(struct fz_thread *t, struct fz_ctx *c, struct vgpu_cmd *cmd,
 		       (fz_size(r, 256 << 10) + 63) & ~63ull : fz_interesting64(r);
 		a = fz_gpu_addr(t, c, size, align_of(t, 64));
 		size = clamp(a, size);
-		vgpu_cmd_touch(cmd, fz_below(r, t->safe ? 3 : 4),
-			       fz_below(r, t->safe ? 3 : 4), a, size,
-			       t->safe || fz_chance(r, 90) ? 64 << fz_below(r, 8) :
-							     fz_interesting32(r),
-			       fz_chance(r, 95) ? fz_below(r, 1024) :
-						  fz_interesting32(r),
-			       fz_next(r), fz_below(r, 4));
+		/* Any launch width, 0 (the device's) half the time. */
+		vgpu_cmd_touch_lanes(cmd, fz_chance(r, 50) ? 0 : fz_below(r, 300),
+				     fz_below(r, t->safe ? 3 : 4),
+				     fz_below(r, t->safe ? 3 : 4), a, size,
+				     t->safe || fz_chance(r, 90) ? 64 << fz_below(r, 8) :
+								   fz_interesting32(r),
+				     fz_chance(r, 95) ? fz_below(r, 1024) :
+							fz_interesting32(r),
+				     fz_next(r), fz_below(r, 4));
 		break;
 	case G_CHECKSUM:
 		size = op_size(t);

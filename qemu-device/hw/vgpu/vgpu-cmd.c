@@ -45,7 +45,8 @@ typedef struct VGPUCmdDesc {
 
 #define VGPU_FENCE_FLAGS    (VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE)
 #define VGPU_TOUCH_FLAGS    (VGPU_TOUCH_FLAG_PATTERN_MASK | \
-                             VGPU_TOUCH_FLAG_ACCESS_MASK)
+                             VGPU_TOUCH_FLAG_ACCESS_MASK | \
+                             VGPU_TOUCH_FLAG_LANES_MASK)
 
 static const VGPUCmdDesc vgpu_cmds[] = {
     [VGPU_OP_NOP] = { "NOP", 1, false },
@@ -153,6 +154,11 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
         if ((vgpu_cmd_arg64(cmd, 0) | vgpu_cmd_arg64(cmd, 2)) %
             VGPU_TOUCH_LINE ||
             !vgpu_cmd_arg64(cmd, 2)) {
+            return false;
+        }
+        *why = "TOUCH lanes field beyond 2^8 lanes";
+        if (VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_LANES) >
+            VGPU_TOUCH_LANES_LOG2_MAX + 1) {
             return false;
         }
         switch (VGPU_FIELD_GET(flags, VGPU_TOUCH_FLAG_PATTERN)) {

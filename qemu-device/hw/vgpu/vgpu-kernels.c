@@ -10,8 +10,8 @@
  *
  * Lanes.  A kernel is a number of units per pass (TOUCH: accesses, GATHER
  * and SCATTER: elements, TILE: lines, each with its slots), run for some
- * passes.  The device runs it as min(LANES, units) lanes, as a GPU runs a
- * kernel as warps: lane i owns the i-th contiguous share of the units and
+ * passes.  The device runs it as min(LANES, units) lanes (a TOUCH may ask
+ * for fewer, its launch width), as a GPU runs a kernel as warps: lane i owns the i-th contiguous share of the units and
  * makes every access to them, pass after pass, in order; lanes take turns
  * of VGPU_LANE_QUANTUM accesses.  A lane whose access faults waits (its
  * fault record is written, INT_FAULT raised) while the others go on, so
@@ -55,6 +55,7 @@ typedef struct VGPUKernel {
     uint64_t units;     /* per pass, shared out among the lanes */
     uint64_t slots;     /* accesses per unit */
     uint64_t passes;
+    uint32_t max_lanes; /* the command's launch width, 0: REG_LANES */
     /* Access @slot of @unit; false: it faulted or the queue left RUNNING. */
     bool (*access)(VGPUState *s, VGPUQueue *q, VGPULane *lane,
                    uint64_t unit, uint64_t slot, int64_t *budget);
@@ -100,12 +101,20 @@ static uint64_t vgpu_lane_seed(const VGPUCmd *cmd, unsigned i)
     return x ? x : 0x9e3779b97f4a7c15ull;
 }
 
+/* How many lanes kernel @k runs as: at least one, at most one per unit. */
+static uint32_t vgpu_kernel_lanes(VGPUState *s, const VGPUKernel *k)
+{
+    uint64_t n = MIN(s->lanes, k->max_lanes ? k->max_lanes : UINT32_MAX);
+
+    return MAX(MIN(n, k->units), 1);
+}
+
 static void vgpu_lanes_start(VGPUState *s, VGPUQueue *q, const VGPUKernel *k)
 {
     VGPUCmd *cmd = &q->cmd;
     unsigned i;
 
-    cmd->lanes = MAX(MIN(s->lanes, k->units), 1);
+    cmd->lanes = vgpu_kernel_lanes(s, k);
     q->lane_next = 0;
     for (i = 0; i < cmd->lanes; i++) {
         q->lane[i] = (VGPULane) { .acc = vgpu_lane_seed(cmd, i) };
@@ -244,16 +253,22 @@ static void vgpu_kernel_describe(const VGPUCmd *cmd, VGPUKernel *k);
 /* The lanes of a busy queue @q as migration loaded them; false: @why. */
 bool vgpu_lanes_load_check(VGPUState *s, VGPUQueue *q, const char **why)
 {
+    uint32_t op = VGPU_FIELD_GET(q->cmd.header, VGPU_CMD_OPCODE);
     VGPUKernel k;
     uint64_t sum = 0;
     unsigned i;
 
-    *why = "lane count beyond the device's, or lane turn beyond the lanes";
-    if (q->cmd.lanes > s->lanes ||
+    *why = "lanes for a command that is not an access kernel";
+    if (op != VGPU_OP_TOUCH && op != VGPU_OP_GATHER &&
+        op != VGPU_OP_SCATTER && op != VGPU_OP_TILE) {
+        return !q->cmd.lanes;
+    }
+    vgpu_kernel_describe(&q->cmd, &k);
+    *why = "lane count not the command's, or lane turn beyond the lanes";
+    if ((q->cmd.lanes && q->cmd.lanes != vgpu_kernel_lanes(s, &k)) ||
         (q->cmd.lanes && q->lane_next >= q->cmd.lanes)) {
         return false;
     }
-    vgpu_kernel_describe(&q->cmd, &k);
     for (i = 0; i < q->cmd.lanes; i++) {
         *why = "lane progress beyond its share of the kernel";
         if (q->lane[i].done > vgpu_lane_total(&k, q->cmd.lanes, i)) {
@@ -651,12 +666,16 @@ static bool vgpu_tile_access(VGPUState *s, VGPUQueue *q, VGPULane *l,
 /* Command @cmd (TOUCH, GATHER, SCATTER or TILE) as its lanes see it. */
 static void vgpu_kernel_describe(const VGPUCmd *cmd, VGPUKernel *k)
 {
+    unsigned lanes;
+
     switch (VGPU_FIELD_GET(cmd->header, VGPU_CMD_OPCODE)) {
     case VGPU_OP_TOUCH:
+        lanes = VGPU_FIELD_GET(vgpu_cmd_flags(cmd), VGPU_TOUCH_FLAG_LANES);
         *k = (VGPUKernel) {
             .units = vgpu_touch_per_pass(cmd),
             .slots = 1,
             .passes = MAX(cmd->arg[7], 1),
+            .max_lanes = lanes ? 1u << (lanes - 1) : 0,
             .access = vgpu_touch_access,
         };
         break;

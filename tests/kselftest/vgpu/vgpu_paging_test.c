@@ -671,7 +671,11 @@ TEST_F(pageable, failed_copy_fails_prefetch_and_advise)
 	vgpu_bo_unmap(p, size);
 }
 
-/* Touching 10 MiB of a 1 GiB pageable BO moves about 10 MiB. */
+/*
+ * Touching 10 MiB of a 1 GiB pageable BO moves 10 MiB: one stream (one
+ * lane) faults once per chunk, every lane of the device at most once per
+ * chunk it enters.
+ */
 TEST_F(pageable, chunk_granularity)
 {
 	const uint64_t size = 1ull << 30;
@@ -683,13 +687,23 @@ TEST_F(pageable, chunk_granularity)
 	set_param("prefetch", "0");
 	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
-			       PVA + 512 * MiB, 10 * MiB, 0, 0, 0));
+	ASSERT_EQ(0, touch_run_lanes(&self->dev, 1, 0, VGPU_TOUCH_SEQUENTIAL,
+				     VGPU_TOUCH_READ, PVA + 512 * MiB, 10 * MiB, 0, 0, 0));
 	ASSERT_EQ(0, paging(&self->dev, &pg));
 	EXPECT_EQ(10 * MiB, pg.vm.bytes_to_vram);
 	EXPECT_EQ(5, pg.vm.faults_resolved);
-	TH_LOG("%llu faults, %llu bytes to VRAM", (unsigned long long)pg.vm.faults,
+	TH_LOG("one lane: %llu faults, %llu bytes to VRAM", (unsigned long long)pg.vm.faults,
 	       (unsigned long long)pg.vm.bytes_to_vram);
+
+	/* The next 10 MiB on every lane: 5 chunks, at most one fault per lane and chunk. */
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+			       PVA + 522 * MiB, 10 * MiB, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(20 * MiB, pg.vm.bytes_to_vram);
+	EXPECT_LE(10, pg.vm.faults_resolved);
+	EXPECT_GE(10 + dev_lanes(&self->dev) - 1, pg.vm.faults_resolved);
+	TH_LOG("%u lanes: %llu faults in all", dev_lanes(&self->dev),
+	       (unsigned long long)pg.vm.faults_resolved);
 }
 
 /*
@@ -731,7 +745,7 @@ static int oversub_worker(struct __test_metadata *_metadata, struct vgpu_dev *de
 	for (b = 0; b < n; b++) {
 		memset(cnt, 0, lines * sizeof(*cnt));
 		for (round = 0; round < 2; round++)
-			rmw_expect(cnt, lines, seed * 1000 + round * 100 + b + 1, 4096);
+			rmw_expect(dev, cnt, lines, seed * 1000 + round * 100 + b + 1, 4096);
 		for (i = 0; i < bo_size / 8; i++) {
 			uint64_t want = pattern(seed + b, i) + (i % 8 ? 0 : cnt[i / 8]);
 
@@ -893,8 +907,8 @@ TEST_F(pageable, map_remote)
 	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "remote"));
 	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_WRITE,
-			       PVA, size, 0, 0, 0));
+	ASSERT_EQ(0, touch_run_lanes(&self->dev, 1, 0, VGPU_TOUCH_SEQUENTIAL,
+				     VGPU_TOUCH_WRITE, PVA, size, 0, 0, 0));
 	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
 			       PVA, size, 0, 0, 0));
 	ASSERT_EQ(0, paging(&self->dev, &pg));
@@ -1174,7 +1188,10 @@ TEST_F(pageable, dirty_bits_decide_copy_back)
 	vgpu_bo_unmap(res, 4096);
 }
 
-/* Automatic prefetch on a sequential stream: far fewer faults. */
+/*
+ * Automatic prefetch on a sequential stream (one lane: every lane of the
+ * device would fault on every chunk at once): far fewer faults.
+ */
 TEST_F(pageable, stream_prefetch)
 {
 	const uint64_t size = 64 * MiB;
@@ -1185,12 +1202,12 @@ TEST_F(pageable, stream_prefetch)
 	ASSERT_EQ(0, set_param("prefetch", "0"));
 	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, 2 * size, &h, NULL));
 	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, 2 * size, VGPU_MAP_RW));
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
-			       PVA, size, 64 * 1024, 0, 0));
+	ASSERT_EQ(0, touch_run_lanes(&self->dev, 1, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+				     PVA, size, 64 * 1024, 0, 0));
 	ASSERT_EQ(0, paging(&self->dev, &a));
 	ASSERT_EQ(0, set_param("prefetch", "1"));
-	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
-			       PVA + size, size, 64 * 1024, 0, 0));
+	ASSERT_EQ(0, touch_run_lanes(&self->dev, 1, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+				     PVA + size, size, 64 * 1024, 0, 0));
 	ASSERT_EQ(0, paging(&self->dev, &b));
 	EXPECT_EQ(size / (2 * MiB), a.vm.faults_resolved);
 	EXPECT_GT(a.vm.faults_resolved / 3, b.vm.faults_resolved - a.vm.faults_resolved);
@@ -1198,6 +1215,46 @@ TEST_F(pageable, stream_prefetch)
 	TH_LOG("faults: %llu without prefetch, %llu with",
 	       (unsigned long long)a.vm.faults_resolved,
 	       (unsigned long long)(b.vm.faults_resolved - a.vm.faults_resolved));
+}
+
+/*
+ * One command faults on many chunks at once when it runs as many lanes:
+ * 16 chunks read by one lane each fault together and are resolved in a
+ * batch or a few, while one lane faults them one batch at a time.
+ */
+TEST_F(pageable, lanes_fault_at_once)
+{
+	const uint64_t size = 32 * MiB;
+	struct drm_vgpu_query_paging a, b;
+	uint32_t h;
+
+	if (dev_lanes(&self->dev) < 16)
+		SKIP(return, "device has %u lanes", dev_lanes(&self->dev));
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, 2 * size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, 2 * size, VGPU_MAP_RW));
+	ASSERT_EQ(0, touch_run_lanes(&self->dev, 1, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+				     PVA, size, 64 * 1024, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &a));
+	ASSERT_EQ(0, touch_run_lanes(&self->dev, 16, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+				     PVA + size, size, 64 * 1024, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &b));
+	/* Both move the same 16 chunks, one fault each. */
+	EXPECT_EQ(16, a.vm.faults);
+	EXPECT_EQ(16, a.vm.fault_batches);
+	EXPECT_EQ(16, b.vm.faults - a.vm.faults);
+	EXPECT_EQ(2 * size, b.vm.bytes_to_vram);
+	/*
+	 * The 16 lanes' records arrive together (the handler may start on
+	 * the first ones while the device writes the rest): a few batches.
+	 */
+	EXPECT_GT(4, b.vm.fault_batches - a.vm.fault_batches);
+	TH_LOG("one lane: %llu faults in %llu batches; 16 lanes: %llu in %llu",
+	       (unsigned long long)a.vm.faults, (unsigned long long)a.vm.fault_batches,
+	       (unsigned long long)(b.vm.faults - a.vm.faults),
+	       (unsigned long long)(b.vm.fault_batches - a.vm.fault_batches));
+	vgpu_bo_close(&self->dev, h);
 }
 
 static uint64_t now_ns(void)

@@ -572,7 +572,7 @@ static int mixed_worker(struct __test_metadata *_metadata, struct vgpu_dev *dev,
 	for (b = 0; b < nb; b++) {
 		memset(cnt, 0, lines * sizeof(*cnt));
 		for (r = 0; r < MIX_ROUNDS; r++)
-			rmw_expect(cnt, lines, seed * 1000 + r * 100 + b + 1, MIX_TOUCHES);
+			rmw_expect(dev, cnt, lines, seed * 1000 + r * 100 + b + 1, MIX_TOUCHES);
 		for (i = 0; i < MIX_BO / 8; i++) {
 			uint64_t want = pattern(seed + b, i) + (i % 8 ? 0 : cnt[i / 8]);
 

@@ -388,6 +388,10 @@
 #define     VGPU_TOUCH_WRITE		1
 #define     VGPU_TOUCH_RMW		2
 #define     VGPU_TOUCH_EXEC		3	/* read that needs PTE EXEC */
+/* 0: VGPU_REG_LANES lanes; k = 1 .. 9: at most 2^(k - 1) (a launch width) */
+#define   VGPU_TOUCH_FLAG_LANES_SHIFT	4
+#define   VGPU_TOUCH_FLAG_LANES_MASK	VGPU_MASK(7, 4)
+#define     VGPU_TOUCH_LANES_LOG2_MAX	8
 #define   VGPU_TOUCH_LINE		64
 #define VGPU_OP_CHECKSUM		0x08	/* src, size, dst: FNV-1a 64 */
 #define   VGPU_CHECKSUM_LEN		7
