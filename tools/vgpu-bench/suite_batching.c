@@ -4,12 +4,20 @@
  * 1 and at 256 (module parameter vgpu.fault_batch_limit).
  *
  * Every exec queue reads a pageable buffer at once, so faults arrive
- * together:
+ * together, and each queue's TOUCH runs either as one lane (one fault
+ * outstanding per queue: batches hold at most one record per queue) or as
+ * every lane of the device (DRM_VGPU_PARAM_LANES, as a GPU kernel's warps:
+ * each lane faults on its own part, so a batch fills with the records of
+ * every lane of every queue; hardware.rst, "Lanes"):
  *
  *  - shared: all queues read the same buffer (one kernel's input read by
  *    several engines): a batch merges their faults on a chunk into one
  *    resolution, without a batch every record is resolved on its own;
  *  - private: each queue reads its own part: faults on different chunks.
+ *
+ * The buffers fit in VRAM together (three quarters of it at most, two
+ * MiB per queue at least): the suite measures the fault path, not
+ * eviction.
  *
  * seconds is wall time; modeled_s the device's modeled time (hardware.rst
  * "Cost model") of the slowest queue: they run side by side.
@@ -17,10 +25,10 @@
  * ns_per_fault is the fault thread's time (fault_ns) divided by the fault
  * records it handled.  Under TCG on a shared host that time swings from
  * run to run with what else the host runs, so each scenario and limit is
- * measured several times, interleaved (shared 1, shared 256, private 1,
- * private 256, and again), and a row reports the median run with the
+ * measured several times, interleaved (each scenario and lane count at
+ * limit 1 then 256, and again), and a row reports the median run with the
  * fastest and slowest beside it; speedup is the median at limit 1 over
- * the row's median.  Of the fault thread's time, wait_ns_per_fault is
+ * the row's median, for the same scenario and lanes.  Of the fault thread's time, wait_ns_per_fault is
  * what it spent waiting for the batches' chunk copies (counters/
  * fault_copy_wait_ns): the copy engine moving each fault's chunk, the
  * same bytes at any limit, and bound by the host's memory bandwidth under
@@ -44,6 +52,7 @@
 
 static const struct report_col cols[] = {
 	{ "scenario", REPORT_STR, 0 },
+	{ "lanes", REPORT_U64, 0 },
 	{ "batch_limit", REPORT_U64, 0 },
 	{ "queues", REPORT_U64, 0 },
 	{ "runs", REPORT_U64, 0 },
@@ -69,7 +78,7 @@ static const struct report_col cols[] = {
 
 /* One measurement: what a run of one scenario at one limit gave. */
 struct sample {
-	unsigned int queues;
+	unsigned int queues, lanes;
 	double seconds, modeled_s;
 	uint64_t faults, batches, duplicates, resolved, bytes, ns, wait;
 	double ns_per_fault;
@@ -83,13 +92,24 @@ static int cmp_sample(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int one(struct sample *out, const struct bench_opts *o, bool shared,
-	       unsigned int limit)
+/* Bytes per queue: the queues' buffers fit in three quarters of VRAM. */
+static uint64_t queue_bytes(const struct bench_opts *o, unsigned int nq)
 {
-	uint64_t size = (o->quick ? 32 : 96) * BENCH_MIB;
+	uint64_t size = o->vram_size * 3 / 4 / nq / (2 * BENCH_MIB) * 2 * BENCH_MIB;
+	uint64_t cap = (o->quick ? 32 : 96) * BENCH_MIB;
+
+	if (size > cap)
+		size = cap;
+	return size > 2 * BENCH_MIB ? size : 2 * BENCH_MIB;
+}
+
+/* One run; @lanes the TOUCHes' launch width (0: every lane). */
+static int one(struct sample *out, const struct bench_opts *o, bool shared,
+	       unsigned int lanes, unsigned int limit)
+{
 	struct drm_vgpu_paging_counters c0, c1;
 	struct drm_vgpu_query_time m0, m1;
-	uint64_t w0 = 0, w1 = 0;
+	uint64_t w0 = 0, w1 = 0, size, dev_lanes = lanes;
 	uint32_t sync[8], q, nq;
 	uint64_t slowest = 0;
 	struct vgpu_cmd cmd;
@@ -107,6 +127,9 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 	if (ret)
 		return ret;
 	nq = dev.exec_queues < 8 ? dev.exec_queues : 8;
+	size = queue_bytes(o, nq);
+	if (!lanes && vgpu_get_param(&dev, DRM_VGPU_PARAM_LANES, &dev_lanes))
+		dev_lanes = 1;
 	ret = bench_pbo_create(&dev, shared ? size : size * nq, BENCH_VA, &b);
 	if (ret)
 		goto out_close;
@@ -125,8 +148,8 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 		ret = vgpu_syncobj_create(&dev, &sync[q]);
 		vgpu_cmd_reset(&cmd);
 		/* One line every 64 KiB: the faults, not the touching, dominate. */
-		vgpu_cmd_touch(&cmd, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ, va, size,
-			       64 * 1024, 0, 0, 1);
+		vgpu_cmd_touch_lanes(&cmd, lanes, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+				     va, size, 64 * 1024, 0, 0, 1);
 		if (!ret)
 			ret = vgpu_submit(&dev, q, &cmd, NULL, 0, sync[q]);
 	}
@@ -150,7 +173,7 @@ static int one(struct sample *out, const struct bench_opts *o, bool shared,
 		uint64_t faults = c1.faults - c0.faults, ns = c1.fault_ns - c0.fault_ns;
 
 		*out = (struct sample){
-			.queues = nq, .seconds = t, .faults = faults,
+			.queues = nq, .lanes = dev_lanes, .seconds = t, .faults = faults,
 			.batches = c1.fault_batches - c0.fault_batches,
 			.duplicates = c1.fault_duplicates - c0.fault_duplicates,
 			.resolved = c1.faults_resolved - c0.faults_resolved,
@@ -168,12 +191,12 @@ out_close:
 
 static struct report *run(const struct bench_opts *o)
 {
-	static const unsigned int limits[] = { 1, 256 };
+	static const unsigned int limits[] = { 1, 256 }, widths[] = { 1, 0 };
 	struct report *r = report_new("fault batching: cost per fault", cols, NCOLS);
-	static struct sample smp[2][2][MAX_RUNS];
+	static struct sample smp[2][2][2][MAX_RUNS];
 	unsigned int runs = o->quick ? 3 : MAX_RUNS;
 	char old_limit[16] = "", old_pf[8] = "";
-	unsigned int s, i, n;
+	unsigned int s, w, i, n;
 	int ret = 0;
 
 	if (!r)
@@ -182,13 +205,15 @@ static struct report *run(const struct bench_opts *o)
 	bench_get_param("prefetch", old_pf, sizeof(old_pf));
 	for (n = 0; n < runs && !ret; n++)
 		for (s = 0; s < 2 && !ret; s++)
-			for (i = 0; i < 2 && !ret; i++)
-				ret = one(&smp[s][i][n], o, s == 0, limits[i]);
-	for (s = 0; s < 2 && !ret; s++) {
+			for (w = 0; w < 2 && !ret; w++)
+				for (i = 0; i < 2 && !ret; i++)
+					ret = one(&smp[s][w][i][n], o, s == 0, widths[w],
+						  limits[i]);
+	for (s = 0; s < 4 && !ret; s++) {
 		double base = 0, hbase = 0;
 
 		for (i = 0; i < 2 && !ret; i++) {
-			struct sample *v = smp[s][i], *m = &v[runs / 2];
+			struct sample *v = smp[s / 2][s % 2][i], *m = &v[runs / 2];
 			double wait, handling;
 
 			qsort(v, runs, sizeof(*v), cmp_sample);
@@ -198,8 +223,9 @@ static struct report *run(const struct bench_opts *o)
 				base = m->ns_per_fault;
 				hbase = handling;
 			}
-			ret = report_row(r, s == 0 ? "shared" : "private",
-					 (uint64_t)limits[i], (uint64_t)m->queues,
+			ret = report_row(r, s < 2 ? "shared" : "private",
+					 (uint64_t)m->lanes, (uint64_t)limits[i],
+					 (uint64_t)m->queues,
 					 (uint64_t)runs, m->seconds, m->modeled_s, m->faults,
 					 m->batches, m->duplicates, m->resolved,
 					 m->bytes, m->ns, m->ns_per_fault,

@@ -192,10 +192,6 @@ vgpu_fault_handle(struct vgpu_device *vdev,
 	cf->access_mask = e->access_mask;
 	cf->reason = f->reason;
 	cf->deferred = !cb;
-	if (vm && cb) {
-		vgpu_stats_vm_add(vm, VGPU_STAT_FAULTS_HANDLED, 1 + e->dups);
-		vgpu_stats_vm_add(vm, VGPU_STAT_FAULT_DUPLICATES, e->dups);
-	}
 	if (vm && !vgpu_vm_banned(vm)) {
 		if (prev->res != VGPU_FAULT_RES_CANCELLED &&
 		    f->va >= prev->map_start && f->va < prev->map_end &&
@@ -214,6 +210,11 @@ vgpu_fault_handle(struct vgpu_device *vdev,
 	}
 	if (ret == -EINPROGRESS)
 		return VGPU_FAULT_LATER;
+	/* Counted once, by the pass that decides (not one left for later). */
+	if (vm) {
+		vgpu_stats_vm_add(vm, VGPU_STAT_FAULTS_HANDLED, 1 + e->dups);
+		vgpu_stats_vm_add(vm, VGPU_STAT_FAULT_DUPLICATES, e->dups);
+	}
 	if (!ret) {
 		vgpu_fault_log_add(vdev, f, vm, cf->res);
 		vgpu_stats_vm_add(vm, VGPU_STAT_FAULTS_RESOLVED, 1);
