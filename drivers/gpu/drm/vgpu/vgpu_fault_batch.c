@@ -25,8 +25,8 @@
  *
  * 1. **sorts** them by VM, then VA, then queue;
  * 2. **de-duplicates**: records of the same VM and page (several queues
- *    stalled on one page, or a record seen again after a buffer overflow
- *    made the driver scan the queues) become one entry that remembers
+ *    or lanes stalled on one page, or a record seen again after a replay
+ *    or a buffer overflow) become one entry that remembers
  *    every access kind (@access_mask) and every stalled queue (@queues);
  *    the merged records are counted as duplicates;
  * 3. **groups** the entries by VM and chunk (VA >> chunk shift): the

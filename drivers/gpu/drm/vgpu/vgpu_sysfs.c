@@ -144,6 +144,14 @@ VGPU_MEM_ATTR(bo_count, VGPU_MEM_BO_COUNT);
 VGPU_MEM_ATTR(admit_used, VGPU_MEM_ADMIT_USED);
 VGPU_MEM_ATTR(admit_limit, VGPU_MEM_ADMIT_LIMIT);
 
+/* Lanes an access kernel runs as: how many of its faults come at once. */
+static ssize_t lanes_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dev_to_vgpu(dev)->lanes);
+}
+static DEVICE_ATTR_RO(lanes);
+
 /* ----------------------------------------------------------- policies --- */
 
 /*
@@ -205,6 +213,7 @@ static struct attribute *vgpu_attrs[] = {
 	&vgpu_attr_bo_count.attr.attr,
 	&vgpu_attr_admit_used.attr.attr,
 	&vgpu_attr_admit_limit.attr.attr,
+	&dev_attr_lanes.attr,
 	&dev_attr_eviction_policy.attr,
 	&dev_attr_available_eviction_policies.attr,
 	&dev_attr_placement_policy.attr,
