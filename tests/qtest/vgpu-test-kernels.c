@@ -469,17 +469,17 @@ static void map_pages(VGPUTest *t, int n, uint32_t holes)
 }
 
 /*
- * Map the @holes left by map_pages() and REPLAY the @faults recorded: the
- * queue finishes, every line of the @n pages was incremented once, and
- * it took @faults faults in all.
+ * Acknowledge the @records written, map the @holes left by map_pages()
+ * and REPLAY: the queue finishes, every line of the @n pages was
+ * incremented once, and it took @faults faults in all.
  */
 static void replay_holes_n(VGPUTest *t, int n, uint32_t holes,
-                           uint32_t faults)
+                           uint32_t records, uint32_t faults)
 {
     uint64_t off;
     int p;
 
-    fault_ack(t, faults);
+    fault_ack(t, records);
     for (p = 0; p < n; p++) {
         if (holes & BIT(p)) {
             map4k(t, CTX, FAULT_VA + p * VGPU_PAGE_SIZE_4K,
@@ -496,7 +496,7 @@ static void replay_holes_n(VGPUTest *t, int n, uint32_t holes,
 
 static void replay_holes(VGPUTest *t, int n, uint32_t holes)
 {
-    replay_holes_n(t, n, holes, 1);
+    replay_holes_n(t, n, holes, 1, 1);
 }
 
 typedef struct TileOrderCase {
@@ -775,7 +775,7 @@ static void test_lanes_fault_together(void)
                         fault_info(0, CTX, VGPU_ACCESS_READ,
                                    VGPU_FAULT_NOT_PRESENT, 0));
     }
-    replay_holes_n(&t, 32, UINT32_MAX, 32);
+    replay_holes_n(&t, 32, UINT32_MAX, 32, 32);
     vgpu_test_stop(&t);
 }
 
@@ -796,7 +796,7 @@ static void test_lanes_coalesce(void)
     q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
     g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 1);
     g_assert_cmphex(fault_rec(&t, 0).va, ==, FAULT_VA);
-    replay_holes_n(&t, 1, BIT(0), 1);
+    replay_holes_n(&t, 1, BIT(0), 1, 1);
     vgpu_test_stop(&t);
 }
 
@@ -820,7 +820,7 @@ static void test_lanes_run_on(void)
     g_assert_cmpuint(mem_rq(&t, false, FAULT_PA), ==, 0);
     g_assert_cmpuint(mem_rq(&t, false, FAULT_PA + 31 * VGPU_PAGE_SIZE_4K +
                             VGPU_PAGE_SIZE_4K - VGPU_TOUCH_LINE), ==, 1);
-    replay_holes_n(&t, 32, BIT(0), 1);
+    replay_holes_n(&t, 32, BIT(0), 1, 1);
     vgpu_test_stop(&t);
 }
 
@@ -855,7 +855,7 @@ static void test_lanes_launch(const void *opaque)
     q_submit(&t, 0);
     q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
     g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, c->faults);
-    replay_holes_n(&t, 32, UINT32_MAX, c->faults);
+    replay_holes_n(&t, 32, UINT32_MAX, c->faults, c->faults);
     vgpu_test_stop(&t);
 }
 
@@ -915,6 +915,34 @@ static void test_lanes_answer_running(const void *opaque)
 }
 
 /*
+ * A full fault buffer with lanes: 32 lanes fault on 32 missing pages but
+ * only 15 records fit; the other 17 are dropped (counted, INT_FAULT_
+ * OVERFLOW) and their lanes wait all the same.  Recovery as hardware.rst
+ * documents it: drain, fix, REPLAY the stalled queue; every line is done
+ * once and no further fault comes.
+ */
+static void test_lanes_overflow(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    cmd_setup(&t);
+    fault_buf_init(&t, 16);
+    map_pages(&t, 32, UINT32_MAX);
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA,
+              32 * VGPU_PAGE_SIZE_4K, 0, 0, 0, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 15);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_OVERFLOWS), ==, 17);
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_FAULT_OVERFLOWS), ==, 17);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 32);
+    g_assert(rd(&t, VGPU_REG_INT_STATUS) & VGPU_INT_FAULT_OVERFLOW);
+    replay_holes_n(&t, 32, UINT32_MAX, 15, 32);
+    vgpu_test_stop(&t);
+}
+
+/*
  * The lanes property reaches LANES (values refused: vgpu-test-regs.c);
  * 256 lanes over 32 pages leave lanes 8 to a page, one fault per page.
  */
@@ -931,7 +959,7 @@ static void test_lanes_property(void)
     q_submit(&t, 0);
     q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
     g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 32);
-    replay_holes_n(&t, 32, UINT32_MAX, 32);
+    replay_holes_n(&t, 32, UINT32_MAX, 32, 32);
     vgpu_test_stop(&t);
 }
 
@@ -956,5 +984,6 @@ void vgpu_test_add_kernels(void)
     ADD_TABLE("kernels/lanes/answer-running", lane_answer_cases,
               test_lanes_answer_running);
     qtest_add_func("/vgpu/kernels/lanes/property", test_lanes_property);
+    qtest_add_func("/vgpu/kernels/lanes/overflow", test_lanes_overflow);
     ADD_TABLE("kernels/lanes/launch", launch_cases, test_lanes_launch);
 }
