@@ -803,7 +803,9 @@ TEST_F(pageable, oversub_4x_integrity)
 /*
  * A hot set of half of VRAM touched every round, between scans of new
  * chunks larger than the rest of VRAM: LRU-2 keeps the hot set, LRU does
- * not.  Returns the bytes moved into VRAM.
+ * not.  Returns the bytes moved into VRAM.  Both run as one lane: scanned
+ * by every lane, 24 chunks of a 64 MiB VRAM fault in one batch, whose own
+ * chunks are no victims, so any policy must give up part of the hot set.
  */
 static uint64_t scan_polluted(struct __test_metadata *_metadata, struct vgpu_dev *dev,
 			      uint64_t vram, const char *policy)
@@ -821,10 +823,10 @@ static uint64_t scan_polluted(struct __test_metadata *_metadata, struct vgpu_dev
 	    vgpu_vm_map(dev, h, 0, PVA, size, VGPU_MAP_R) || paging(dev, &pg0))
 		return 0;
 	for (r = 0; r < rounds; r++) {
-		if (touch_run(dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ, PVA, hot,
-			      64 * 1024, 0, 0) ||
-		    touch_run(dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
-			      PVA + hot + r * seg, seg, 64 * 1024, 0, 0))
+		if (touch_run_lanes(dev, 1, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ, PVA, hot,
+				    64 * 1024, 0, 0) ||
+		    touch_run_lanes(dev, 1, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ,
+				    PVA + hot + r * seg, seg, 64 * 1024, 0, 0))
 			return 0;
 	}
 	if (paging(dev, &pg))
@@ -1067,15 +1069,17 @@ TEST_F(pageable, advice_union_of_the_mappings)
 }
 
 /*
- * Streams the GPU once through @big bytes at PVA + 64 MiB, then reads the
- * @size bytes at PVA; the paging counters before and after the read.
+ * Streams the GPU once through @big bytes at PVA + 64 MiB, one lane (with
+ * every lane, 32 chunks in flight fill a 64 MiB VRAM by themselves), then
+ * reads the @size bytes at PVA; the paging counters before and after the
+ * read.
  */
 static int stream_then_read(struct vgpu_dev *dev, uint64_t big, uint64_t size,
 			    struct drm_vgpu_query_paging *before,
 			    struct drm_vgpu_query_paging *after)
 {
-	int ret = touch_run(dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
-			    PVA + 64 * MiB, big, 0, 0, 0);
+	int ret = touch_run_lanes(dev, 1, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
+				  PVA + 64 * MiB, big, 0, 0, 0);
 
 	ret = ret ?: paging(dev, before);
 	ret = ret ?: touch_run(dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ,
