@@ -76,5 +76,6 @@ extern const struct bench_suite bench_suite_mixed;
 extern const struct bench_suite bench_suite_alloc;
 extern const struct bench_suite bench_suite_bfs;
 extern const struct bench_suite bench_suite_gemm;
+extern const struct bench_suite bench_suite_scale;
 
 #endif /* VGPU_BENCH_H */

@@ -36,6 +36,7 @@ static const struct bench_suite *const suites[] = {
 	&bench_suite_alloc,
 	&bench_suite_bfs,
 	&bench_suite_gemm,
+	&bench_suite_scale,
 };
 
 #define NR_SUITES (sizeof(suites) / sizeof(suites[0]))
