@@ -22,6 +22,8 @@
 #   Two more small guests (1 GiB, one without swap and one with a swap
 #   disk) run only the memory admission test, vgpu_admit_test: filling
 #   memory until BO_CREATE fails must end in -ENOMEM, not the OOM killer.
+#   Two more run one workload with the device in deterministic mode and
+#   must give the same counters and modeled times.
 #   Last, programs from outside the suite: a host-built libvgpu program
 #   added to a guest (vgpu-run --add), and Debian's DRM clients in the
 #   debian rootfs guest (vgpu-run --rootfs debian, built once and cached).
@@ -214,6 +216,7 @@ run_guest() {
 	done <<< "$GUEST_CONFIGS"
 	run_admit "" admit-noswap
 	run_admit 512M admit-swap
+	run_deterministic
 	run_clients
 	if [ -n "$GUEST_BG_PID" ]; then
 		wait "$GUEST_BG_PID"
@@ -254,6 +257,48 @@ run_admit() {
 		${swap:+--swap "$swap"} --timeout "${VGPU_GUEST_TIMEOUT:-900}" \
 		--quiet-log -- vgpu_admit_test > "$OUT/$name.log" 2>&1
 	guest_tap "$name" "$2" $?
+}
+
+# Deterministic mode (hardware.rst, "Deterministic mode"): the workload
+# of tests/guest/deterministic.sh in two guests whose device has the
+# property deterministic=on must give the same counters and modeled
+# times, bit for bit.
+run_deterministic() {
+	local name=guest-deterministic i st=0 n
+	echo "== guest: deterministic mode, one workload in two guests"
+	for i in 1 2; do
+		"$TOP/tools/vm/vgpu-run" --vram 64M --prop strict=on \
+			--prop deterministic=on --mem 1G \
+			--timeout "${VGPU_GUEST_TIMEOUT:-900}" --quiet-log \
+			-- sh tests/deterministic.sh > "$OUT/$name-$i.log" 2>&1 || st=$?
+		grep '^det ' "$OUT/$name-$i.log" > "$OUT/$name-$i.det"
+	done
+	{
+		if [ "$st" -ne 0 ]; then
+			echo "not ok - $name: guest run failed (status $st)"
+		fi
+		if grep -qx 'det deterministic 1' "$OUT/$name-1.det" &&
+		   grep -qx 'det deterministic 1' "$OUT/$name-2.det"; then
+			echo "ok 1 [deterministic] deterministic.mode_is_on"
+		else
+			echo "not ok 1 [deterministic] deterministic.mode_is_on"
+		fi
+		n=$(awk '$2 == "replay.faults" { print $3 }' "$OUT/$name-1.det")
+		if ! grep -q '^det error' "$OUT/$name-1.det" "$OUT/$name-2.det" &&
+		   [ "${n:-0}" -gt 0 ]; then
+			echo "ok 2 [deterministic] deterministic.workload_ran ($n faults)"
+		else
+			echo "not ok 2 [deterministic] deterministic.workload_ran"
+		fi
+		n=$(wc -l < "$OUT/$name-1.det")
+		if [ "$n" -gt 20 ] && cmp -s "$OUT/$name-1.det" "$OUT/$name-2.det"; then
+			echo "ok 3 [deterministic] deterministic.same_counters_twice ($n values)"
+		else
+			echo "not ok 3 [deterministic] deterministic.same_counters_twice"
+			diff "$OUT/$name-1.det" "$OUT/$name-2.det" | sed 's/^/# /'
+		fi
+	} | tee "$OUT/$name.tap"
+	[ "$st" -eq 0 ] || tail -n 60 "$OUT/$name-2.log"
 }
 
 for t in "${tiers[@]}"; do

@@ -963,6 +963,116 @@ static void test_lanes_property(void)
     vgpu_test_stop(&t);
 }
 
+/* ------------------------------------------------ Deterministic mode --- */
+
+static bool cond_int_fault(VGPUTest *t, int q, uint64_t arg)
+{
+    return rd(t, VGPU_REG_INT_STATUS) & VGPU_INT_FAULT;
+}
+
+/*
+ * Publication waits for quiescence: queue 0 faults on page 0 of 32 while
+ * queue 1 runs a long TOUCH.  The record is written (TAIL moves) but is
+ * not VALID and INT_FAULT is not raised while queue 1 runs; DISABLE of
+ * queue 1 leaves no queue running, and the record is published then.
+ * Without the property, CAPS does not report the mode.
+ */
+static void test_deterministic_publish(void)
+{
+    VGPUTest t;
+
+    vgpu_test_start(&t, NULL);
+    g_assert_false(rd(&t, VGPU_REG_CAPS) & VGPU_CAPS_DETERMINISTIC);
+    vgpu_test_stop(&t);
+
+    vgpu_test_start(&t, "deterministic=on");
+    g_assert_true(rd(&t, VGPU_REG_CAPS) & VGPU_CAPS_DETERMINISTIC);
+    cmd_setup(&t);
+    q_init(&t, 1, CTX);
+    map_pages(&t, 32, BIT(0));
+    /* About 10^9 accesses: runs until disabled. */
+    cmd_touch(&t, 1, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, CMD_VA,
+              CMD_SIZE, 0, 0, 0, 30000);
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA,
+              32 * VGPU_PAGE_SIZE_4K, 0, 0, 0, 1);
+    q_submit(&t, 1);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 1);
+    g_assert_cmpuint(q_state(&t, 1), ==, VGPU_QUEUE_STATE_RUNNING);
+    g_assert_false(fault_rec(&t, 0).flags & VGPU_FAULT_DW3_VALID);
+    g_assert_false(rd(&t, VGPU_REG_INT_STATUS) & VGPU_INT_FAULT);
+    qwr(&t, 1, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_DISABLE);
+    g_assert_true(fault_rec(&t, 0).flags & VGPU_FAULT_DW3_VALID);
+    g_assert_cmphex(fault_rec(&t, 0).va, ==, FAULT_VA);
+    g_assert_true(rd(&t, VGPU_REG_INT_STATUS) & VGPU_INT_FAULT);
+    replay_holes_n(&t, 32, BIT(0), 1, 1);
+    vgpu_test_stop(&t);
+}
+
+typedef struct HeldCase {
+    const char *name;
+    bool cancel;            /* queue 1 is cancelled, not replayed */
+} HeldCase;
+
+static const HeldCase held_cases[] = {
+    { "replay", false },
+    { "cancel", true },
+};
+
+/*
+ * The queues stalled at a publication resume together: queues 0 and 1
+ * fault on pages 0 and 16 of 32.  Queue 0's REPLAY is held (it stays
+ * STALLED, its page mapped) until queue 1 is answered too; a REPLAY of
+ * queue 1 then resumes both, a CANCEL ends queue 1 at once and releases
+ * queue 0.
+ */
+static void test_deterministic_held(const void *opaque)
+{
+    const HeldCase *c = opaque;
+    const uint64_t half = 16 * VGPU_PAGE_SIZE_4K;
+    uint64_t off;
+    VGPUTest t;
+
+    vgpu_test_start(&t, "deterministic=on");
+    cmd_setup(&t);
+    q_init(&t, 1, CTX);
+    map_pages(&t, 32, BIT(0) | BIT(16));
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA, half,
+              0, 0, 0, 1);
+    cmd_touch(&t, 1, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_RMW, FAULT_VA + half,
+              half, 0, 0, 0, 1);
+    q_submit(&t, 0);
+    q_submit(&t, 1);
+    g_assert_true(wait_for(&t, cond_int_fault, 0, 0));
+    g_assert_cmpuint(q_state(&t, 0), ==, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(q_state(&t, 1), ==, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(rd(&t, VGPU_REG_FAULT_BUF_TAIL), ==, 2);
+    fault_ack(&t, 2);
+    map4k(&t, CTX, FAULT_VA, FAULT_PA, PTE_RW);
+    qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    /* Held: queue 0 does not run, however long it is given. */
+    g_assert_false(wait_for_ms(&t, cond_state, 0,
+                               VGPU_QUEUE_STATE_IDLE, 200));
+    g_assert_cmpuint(q_state(&t, 0), ==, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(mem_rq(&t, false, FAULT_PA), ==, 0);
+    if (c->cancel) {
+        qwr(&t, 1, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_CANCEL);
+        g_assert_cmpuint(q_state(&t, 1), ==, VGPU_QUEUE_STATE_ERROR);
+        g_assert_cmpuint(q_error(&t, 1), ==, VGPU_QUEUE_ERROR_CANCELLED);
+    } else {
+        map4k(&t, CTX, FAULT_VA + half, FAULT_PA + half, PTE_RW);
+        qwr(&t, 1, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+        q_wait_done(&t, 1);
+    }
+    q_wait_done(&t, 0);
+    for (off = 0; off < (c->cancel ? 1 : 2) * half; off += VGPU_TOUCH_LINE) {
+        g_assert_cmpuint(mem_rq(&t, false, FAULT_PA + off), ==, 1);
+    }
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_FAULTS), ==, 2);
+    vgpu_test_stop(&t);
+}
+
 void vgpu_test_add_kernels(void)
 {
     ADD_TABLE("kernels/gather", gather_cases, test_gather);
@@ -986,4 +1096,8 @@ void vgpu_test_add_kernels(void)
     qtest_add_func("/vgpu/kernels/lanes/property", test_lanes_property);
     qtest_add_func("/vgpu/kernels/lanes/overflow", test_lanes_overflow);
     ADD_TABLE("kernels/lanes/launch", launch_cases, test_lanes_launch);
+    qtest_add_func("/vgpu/kernels/deterministic/publish",
+                   test_deterministic_publish);
+    ADD_TABLE("kernels/deterministic/held", held_cases,
+              test_deterministic_held);
 }

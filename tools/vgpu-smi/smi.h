@@ -62,7 +62,7 @@ struct smi_device {
 	uint64_t vram_total, vram_used, vram_kernel_used;
 	uint64_t visible_total, visible_used;
 	uint64_t gtt_total, gtt_used, bo_count;
-	uint64_t lanes;
+	uint64_t lanes, deterministic;
 	char evict_policy[32], place_policy[32];
 	char evict_avail[SMI_MAX_POLICIES][32], place_avail[SMI_MAX_POLICIES][32];
 	int nr_evict_avail, nr_place_avail;

@@ -185,6 +185,7 @@ static void json_device(FILE *f, const struct smi_device *d,
 	json_u64(f, &in, "bo_count", d->bo_count);
 	fputc('}', f);
 	json_u64(f, &first, "lanes", d->lanes);
+	json_u64(f, &first, "deterministic", d->deterministic);
 
 	json_object(f, &first, "policy", &in);
 	json_key(f, &in, "eviction");

@@ -235,6 +235,7 @@ static void read_devices(struct smi_snapshot *s, const char *only, int faults)
 		d->gtt_used = read_u64(dir, "gtt_used");
 		d->bo_count = read_u64(dir, "bo_count");
 		d->lanes = read_u64(dir, "lanes");
+		d->deterministic = read_u64(dir, "deterministic");
 		read_str(dir, "eviction_policy", d->evict_policy, sizeof(d->evict_policy));
 		read_str(dir, "placement_policy", d->place_policy, sizeof(d->place_policy));
 		d->nr_evict_avail = read_words(dir, "available_eviction_policies",

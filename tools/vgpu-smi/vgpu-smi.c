@@ -152,9 +152,10 @@ static void print_device(const struct smi_device *d, const struct smi_device *pr
 	       pct(smi_ratio(l1h, l1h + l1m), r2, sizeof(r2)),
 	       pct(smi_ratio(l2h, l2h + l2m), r3, sizeof(r3)),
 	       smi_counter(d, "pt_walks"), smi_counter(d, "pt_reads"));
-	printf("  Faults       %" PRIu64 " raised by the device (%" PRIu64 " lanes), %" PRIu64
+	printf("  Faults       %" PRIu64 " raised by the device (%" PRIu64 " lanes%s), %" PRIu64
 	       " handled, %" PRIu64 " cancelled, %" PRIu64 " lost (buffer overflow)\n",
-	       smi_counter(d, "gpu_faults"), d->lanes, smi_counter(d, "faults_handled"),
+	       smi_counter(d, "gpu_faults"), d->lanes,
+	       d->deterministic ? ", deterministic" : "", smi_counter(d, "faults_handled"),
 	       smi_counter(d, "faults_cancelled"), smi_counter(d, "fault_overflows"));
 	printf("  Paging       %" PRIu64 " batches, %" PRIu64 " duplicates, %" PRIu64
 	       " resolved, %" PRIu64 " mapped remotely, %" PRIu64 " thrashing\n",

@@ -311,6 +311,7 @@ static void vgpu_sched_bh(void *opaque)
         vgpu_reset_state(s);            /* see vgpu_qdev_reset() */
         return;
     }
+    vgpu_fault_publish(s);
     vgpu_sched_update(s);
 }
 
@@ -602,6 +603,44 @@ static void vgpu_queue_enable(VGPUState *s, VGPUQueue *q)
     vgpu_engine_kick(s);
 }
 
+/* REPLAY: every lane waiting retries, whether or not the queue stalled. */
+static void vgpu_queue_replay(VGPUState *s, VGPUQueue *q)
+{
+    bool lanes = vgpu_lanes_resume(q);
+
+    if (q->state == VGPU_QUEUE_STATE_STALLED) {
+        vgpu_cost_stall_end(s, q);
+        q->state = VGPU_QUEUE_STATE_RUNNING;
+        vgpu_cost_anchor(s, q);
+        vgpu_engine_kick(s);
+    } else if (lanes && q->state == VGPU_QUEUE_STATE_RUNNING) {
+        vgpu_engine_kick(s);
+    }
+}
+
+/*
+ * Deterministic mode (vgpu-fault.c): once every queue stalled at the last
+ * publication is answered, the held REPLAYs take effect together, and the
+ * scheduler starts its round from queue 0.
+ */
+static void vgpu_answers_release(VGPUState *s)
+{
+    uint32_t held = s->answer_replay;
+    int i;
+
+    if (s->answer_wait || !held) {
+        return;
+    }
+    trace_vgpu_answer_release(held);
+    s->answer_replay = 0;
+    s->rr_next = 0;
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        if (held & BIT(i)) {
+            vgpu_queue_replay(s, &s->queue[i]);
+        }
+    }
+}
+
 static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
 {
     unsigned qi = vgpu_queue_index(s, q);
@@ -645,22 +684,25 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         }
         vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_CANCELLED);
     }
-    if (val & VGPU_QUEUE_CONTROL_REPLAY) {
-        /* Every lane waiting retries, whether or not the queue stalled. */
-        bool lanes = vgpu_lanes_resume(q);
-
-        if (q->state == VGPU_QUEUE_STATE_STALLED) {
-            vgpu_cost_stall_end(s, q);
-            q->state = VGPU_QUEUE_STATE_RUNNING;
-            vgpu_cost_anchor(s, q);
-            vgpu_engine_kick(s);
-        } else if (lanes && q->state == VGPU_QUEUE_STATE_RUNNING) {
-            vgpu_engine_kick(s);
-        }
+    if (val & (VGPU_QUEUE_CONTROL_RESET | VGPU_QUEUE_CONTROL_DISABLE |
+               VGPU_QUEUE_CONTROL_CANCEL)) {
+        /* Answered, and no held REPLAY of it survives. */
+        s->answer_wait &= ~BIT(qi);
+        s->answer_replay &= ~BIT(qi);
     }
+    if ((val & VGPU_QUEUE_CONTROL_REPLAY) && (s->answer_wait & BIT(qi))) {
+        s->answer_wait &= ~BIT(qi);
+        s->answer_replay |= BIT(qi);
+        trace_vgpu_answer_held(qi, s->answer_wait);
+    } else if (val & VGPU_QUEUE_CONTROL_REPLAY) {
+        vgpu_queue_replay(s, q);
+    }
+    vgpu_answers_release(s);
     if (val & VGPU_QUEUE_CONTROL_ENABLE) {
         vgpu_queue_enable(s, q);
     }
+    /* A queue that stopped running may complete a quiescence. */
+    vgpu_fault_publish(s);
 }
 
 void vgpu_queue_write(VGPUState *s, unsigned qi, hwaddr reg, uint32_t val)

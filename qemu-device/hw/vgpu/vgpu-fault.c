@@ -19,6 +19,18 @@
  * queue still stalls and its registers still describe the fault, so the
  * driver recovers by scanning the stalled queues.
  *
+ * Deterministic mode (property deterministic, CAPS_DETERMINISTIC): what
+ * the driver sees must not depend on how far the other queues got by the
+ * time it looked.  A record is written at once but without VALID, and the
+ * device *publishes* (sets VALID on every record written since the last
+ * publication and raises INT_FAULT, and INT_FAULT_OVERFLOW if a record
+ * was dropped) only when no queue is RUNNING.  The queues STALLED then
+ * must all be answered before any resumes: a REPLAY of one of them is
+ * held until the last of them is answered (REPLAY, CANCEL, DISABLE or
+ * RESET), and then every held queue resumes at once.  So each
+ * publication holds the same records, and the queues run again from the
+ * same point, whatever the host's timing.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -79,8 +91,9 @@ static bool vgpu_fault_record_write(VGPUState *s, uint64_t va, uint32_t info)
     rec[VGPU_FAULT_DW_TIME_HI] = cpu_to_le32(now >> 32);
     off = (uint64_t)s->fault_tail * VGPU_FAULT_RECORD_SIZE;
     if (!vgpu_phys_write(s, s->fault_buf, off, rec, sizeof(rec)) ||
-        !vgpu_phys_write(s, s->fault_buf, off + VGPU_FAULT_DW_FLAGS * 4,
-                         &valid, sizeof(valid))) {
+        (!s->deterministic &&
+         !vgpu_phys_write(s, s->fault_buf, off + VGPU_FAULT_DW_FLAGS * 4,
+                          &valid, sizeof(valid)))) {
         qemu_log_mask(LOG_GUEST_ERROR, "vgpu: fault buffer not writable at "
                       "entry %u; fault record dropped\n", s->fault_tail);
         s->status |= VGPU_STATUS_FAULT_BUF_ERROR;
@@ -115,13 +128,66 @@ void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
     trace_vgpu_fault(qi, q->context, va, access, f->reason, f->level);
 
     if (vgpu_fault_record_write(s, page, info)) {
-        vgpu_irq_raise(s, VGPU_INT_FAULT);
+        if (!s->deterministic) {
+            vgpu_irq_raise(s, VGPU_INT_FAULT);
+        }
         return;
     }
     s->fault_overflows++;
     vgpu_count(s, UINT32_MAX, VGPU_CTR_FAULT_OVERFLOWS, 1);
     trace_vgpu_fault_overflow(qi, s->fault_overflows);
-    vgpu_irq_raise(s, VGPU_INT_FAULT_OVERFLOW);
+    if (s->deterministic) {
+        s->overflow_pending = true;
+    } else {
+        vgpu_irq_raise(s, VGPU_INT_FAULT_OVERFLOW);
+    }
+}
+
+/* Deterministic mode: publish what faulted, once no queue runs. */
+void vgpu_fault_publish(VGPUState *s)
+{
+    uint32_t valid = cpu_to_le32(VGPU_FAULT_DW3_VALID);
+    bool records = false;
+    int i;
+
+    if (!s->deterministic ||
+        (s->fault_published == s->fault_tail && !s->overflow_pending)) {
+        return;
+    }
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        if (s->queue[i].state == VGPU_QUEUE_STATE_RUNNING) {
+            return;
+        }
+    }
+    while (vgpu_fault_buf_valid(s) && s->fault_published != s->fault_tail) {
+        uint64_t off = (uint64_t)s->fault_published * VGPU_FAULT_RECORD_SIZE +
+                       VGPU_FAULT_DW_FLAGS * 4;
+
+        if (!vgpu_phys_write(s, s->fault_buf, off, &valid, sizeof(valid))) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vgpu: fault buffer not writable "
+                          "at entry %u; fault record not published\n",
+                          s->fault_published);
+            s->status |= VGPU_STATUS_FAULT_BUF_ERROR;
+        }
+        s->fault_published = (s->fault_published + 1) &
+                             (s->fault_entries - 1);
+        records = true;
+    }
+    s->fault_published = s->fault_tail;
+    for (i = 0; i < VGPU_NUM_QUEUES; i++) {
+        if (s->queue[i].state == VGPU_QUEUE_STATE_STALLED &&
+            !(s->answer_replay & BIT(i))) {
+            s->answer_wait |= BIT(i);
+        }
+    }
+    trace_vgpu_fault_publish(s->fault_tail, s->answer_wait);
+    if (records) {
+        vgpu_irq_raise(s, VGPU_INT_FAULT);
+    }
+    if (s->overflow_pending) {
+        s->overflow_pending = false;
+        vgpu_irq_raise(s, VGPU_INT_FAULT_OVERFLOW);
+    }
 }
 
 /*
@@ -136,6 +202,19 @@ bool vgpu_fault_load_check(VGPUState *s, Error **errp)
         s->fault_tail >= s->fault_entries : s->fault_tail) {
         error_setg(errp, "fault buffer TAIL %u outside its %u entries",
                    s->fault_tail, s->fault_entries);
+        return false;
+    }
+    if (vgpu_fault_entries_ok(s->fault_entries) ?
+        s->fault_published >= s->fault_entries : s->fault_published) {
+        error_setg(errp, "fault buffer publication %u outside its %u entries",
+                   s->fault_published, s->fault_entries);
+        return false;
+    }
+    if (((s->answer_wait | s->answer_replay) >> VGPU_NUM_QUEUES) ||
+        (s->answer_wait & s->answer_replay) ||
+        (!s->answer_wait && s->answer_replay)) {
+        error_setg(errp, "held answers 0x%x / 0x%x inconsistent",
+                   s->answer_wait, s->answer_replay);
         return false;
     }
     return true;

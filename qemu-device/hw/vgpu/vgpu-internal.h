@@ -241,6 +241,7 @@ struct VGPUState {
     uint32_t l2_sets;
     uint32_t l2_ways;
     bool strict;
+    bool deterministic;         /* faults published at quiescence */
     uint32_t lanes;             /* per access kernel, 1..VGPU_LANES_MAX */
     uint32_t chunk_shift;
     uint32_t nr_chunks;
@@ -265,6 +266,11 @@ struct VGPUState {
     uint32_t fault_head;
     uint32_t fault_tail;
     uint32_t fault_overflows;
+    /* deterministic mode (vgpu-fault.c) */
+    uint32_t fault_published;   /* records before it are VALID */
+    bool overflow_pending;      /* INT_FAULT_OVERFLOW at publication */
+    uint32_t answer_wait;       /* queues stalled at publication, unanswered */
+    uint32_t answer_replay;     /* answered REPLAY, held until all answer */
     uint32_t access_ctr_index;
     uint64_t pt_xchg_addr;      /* PT_XCHG_ADDR */
     uint64_t pt_xchg_old;       /* PT_XCHG_DATA: the word last replaced */
@@ -439,6 +445,7 @@ bool vgpu_lanes_load_check(VGPUState *s, VGPUQueue *q, const char **why);
 void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
                       unsigned access, const VGPUFaultInfo *f);
 void vgpu_fault_buf_check(VGPUState *s);
+void vgpu_fault_publish(VGPUState *s);
 bool vgpu_fault_load_check(VGPUState *s, Error **errp);
 
 #endif /* HW_VGPU_INTERNAL_H */

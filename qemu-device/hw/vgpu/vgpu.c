@@ -127,6 +127,10 @@ void vgpu_reset_state(VGPUState *s)
     s->fault_head = 0;
     s->fault_tail = 0;
     s->fault_overflows = 0;
+    s->fault_published = 0;
+    s->overflow_pending = false;
+    s->answer_wait = 0;
+    s->answer_replay = 0;
     s->access_ctr_index = 0;
     s->pt_xchg_addr = VGPU_PT_XCHG_ADDR_NONE;
     s->pt_xchg_old = 0;
@@ -306,6 +310,7 @@ static void vgpu_reg64_write(VGPUState *s, hwaddr addr, uint64_t val)
         s->fault_buf = val;
         s->fault_head = 0;
         s->fault_tail = 0;
+        s->fault_published = 0;
         vgpu_fault_buf_check(s);
         return;
     case VGPU_REG_PT_XCHG_ADDR_LO:
@@ -352,7 +357,8 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
                VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
                VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER | VGPU_CAPS_LANES |
-               (s->strict ? VGPU_CAPS_STRICT : 0);
+               (s->strict ? VGPU_CAPS_STRICT : 0) |
+               (s->deterministic ? VGPU_CAPS_DETERMINISTIC : 0);
     case VGPU_REG_NUM_QUEUES:
         return VGPU_NUM_QUEUES;
     case VGPU_REG_NUM_CONTEXTS:
@@ -471,6 +477,7 @@ static void vgpu_reg32_write(VGPUState *s, hwaddr addr, uint32_t val)
         s->fault_entries = val;
         s->fault_head = 0;
         s->fault_tail = 0;
+        s->fault_published = 0;
         vgpu_fault_buf_check(s);
         return;
     case VGPU_REG_FAULT_BUF_HEAD:
@@ -800,6 +807,28 @@ static const VMStateDescription vmstate_vgpu_lanes = {
     }
 };
 
+/* Deterministic mode: publication and held answers (version 1.7). */
+static bool vgpu_deterministic_needed(void *opaque)
+{
+    VGPUState *s = opaque;
+
+    return s->deterministic;
+}
+
+static const VMStateDescription vmstate_vgpu_deterministic = {
+    .name = "vgpu/deterministic",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_deterministic_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(fault_published, VGPUState),
+        VMSTATE_BOOL(overflow_pending, VGPUState),
+        VMSTATE_UINT32(answer_wait, VGPUState),
+        VMSTATE_UINT32(answer_replay, VGPUState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_vgpu = {
     .name = TYPE_VGPU,
     .version_id = 3,                /* 2: CALL state; 3: 18 counters */
@@ -845,6 +874,7 @@ static const VMStateDescription vmstate_vgpu = {
         &vmstate_vgpu_pt_xchg,
         &vmstate_vgpu_time,
         &vmstate_vgpu_lanes,
+        &vmstate_vgpu_deterministic,
         NULL
     }
 };
@@ -997,6 +1027,7 @@ static Property vgpu_properties[] = {
     DEFINE_PROP_UINT32("tlb_l2_sets", VGPUState, l2_sets, 256),
     DEFINE_PROP_UINT32("tlb_l2_ways", VGPUState, l2_ways, 8),
     DEFINE_PROP_BOOL("strict", VGPUState, strict, false),
+    DEFINE_PROP_BOOL("deterministic", VGPUState, deterministic, false),
     DEFINE_PROP_UINT32("lanes", VGPUState, lanes, 32),
     /* The cost model (vgpu-cost.c): a preset, then overrides. */
     DEFINE_PROP_STRING("link", VGPUState, link),

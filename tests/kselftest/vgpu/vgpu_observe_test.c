@@ -153,7 +153,7 @@ static const char *const vgpu_keys[] = {
 static const char *const sysfs_files[] = {
 	"vram_total", "vram_used", "vram_kernel_used", "visible_vram_total",
 	"visible_vram_used", "gtt_total", "gtt_used", "bo_count",
-	"admit_used", "admit_limit", "lanes", "eviction_policy",
+	"admit_used", "admit_limit", "lanes", "deterministic", "eviction_policy",
 	"available_eviction_policies", "placement_policy",
 	"available_placement_policies",
 };
@@ -508,6 +508,8 @@ TEST_F(observe, sysfs_files_present_and_consistent)
 	EXPECT_LT(0, sysfs_u64(self->sys, "gtt_total"));
 	ASSERT_EQ(0, vgpu_get_param(&self->dev, DRM_VGPU_PARAM_LANES, &lanes));
 	EXPECT_EQ(lanes, sysfs_u64(self->sys, "lanes"));
+	EXPECT_EQ(!!(self->dev.caps & VGPU_CAPS_DETERMINISTIC),
+		  sysfs_u64(self->sys, "deterministic"));
 
 	/* Quiescent device: sysfs and QUERY agree. */
 	ASSERT_EQ(0, vgpu_query_memory(&self->dev, &m));
@@ -1362,6 +1364,8 @@ TEST_F(observe, smi_json_matches_the_interfaces)
 	EXPECT_EQ(sysfs_u64(self->sys, "bo_count"), json_u64(out, path));
 	snprintf(path, sizeof(path), "devices.%d.lanes", d);
 	EXPECT_EQ(sysfs_u64(self->sys, "lanes"), json_u64(out, path));
+	snprintf(path, sizeof(path), "devices.%d.deterministic", d);
+	EXPECT_EQ(sysfs_u64(self->sys, "deterministic"), json_u64(out, path));
 	snprintf(path, sizeof(path), "devices.%d.counters.gpu_faults", d);
 	EXPECT_EQ(sysfs_u64(self->sys, "counters/gpu_faults"), json_u64(out, path));
 	snprintf(path, sizeof(path), "devices.%d.policy.eviction", d);

@@ -118,6 +118,8 @@ struct vgpu_chunk_victim {
  * struct vgpu_chunk_batch - chunk copies of a fault batch, and what waits
  * @copy: the copy-engine batch they are queued in.
  * @id: unique among batches (&vgpu_chunk.batch).
+ * @now: the thrashing detector's clock when the batch began
+ *	(vgpu_paging_clock()).
  * @chunks: the chunks whose @copy fence is one of @copy's, each holding a
  *	reference to its BO.
  * @nr_chunks: entries in @chunks.
@@ -152,6 +154,7 @@ struct vgpu_chunk_batch {
 	struct vgpu_vm *locked_vm;
 	struct list_head spare;
 	u64 id;
+	u64 now;
 	struct vgpu_chunk_victim *victims;
 	unsigned int nr_victims;
 	unsigned int max_victims;

@@ -60,9 +60,9 @@
 #define   VGPU_VERSION_MAJOR		1
 /*
  * Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model;
- * 5: GATHER, SCATTER, TILE; 6: lanes.
+ * 5: GATHER, SCATTER, TILE; 6: lanes; 7: deterministic mode.
  */
-#define   VGPU_VERSION_MINOR		6
+#define   VGPU_VERSION_MINOR		7
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -77,6 +77,7 @@
 #define   VGPU_CAPS_COST_MODEL		VGPU_BIT(10)	/* modeled time: COST_*, QTIME_* */
 #define   VGPU_CAPS_GATHER		VGPU_BIT(11)	/* GATHER, SCATTER, TILE */
 #define   VGPU_CAPS_LANES		VGPU_BIT(12)	/* VGPU_REG_LANES */
+#define   VGPU_CAPS_DETERMINISTIC	VGPU_BIT(13)	/* deterministic property on */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */

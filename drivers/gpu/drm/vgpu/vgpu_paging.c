@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-resv.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/sizes.h>
@@ -126,6 +127,26 @@ bool vgpu_paging_prefetch_enabled(void)
 unsigned int vgpu_paging_thrash_count(void)
 {
 	return READ_ONCE(vgpu_thrash_count);
+}
+
+/**
+ * vgpu_paging_clock() - the clock of the thrashing detector
+ * @vdev: vgpu device
+ *
+ * Wall time, except on a device in deterministic mode
+ * (%VGPU_CAPS_DETERMINISTIC, hardware.rst "Deterministic mode"): there the
+ * device's modeled time, all of it (counter MODELED_NS), which depends
+ * only on the work done, so that the same workload finds the same chunks
+ * thrashing at the same faults.  Read once per batch of chunks
+ * (vgpu_chunk_batch_init()).
+ *
+ * Return: ns.
+ */
+u64 vgpu_paging_clock(struct vgpu_device *vdev)
+{
+	if (vdev->caps & VGPU_CAPS_DETERMINISTIC)
+		return vgpu_counter_read(vdev, VGPU_CTR_MODELED_NS);
+	return ktime_get_ns();
 }
 
 /**

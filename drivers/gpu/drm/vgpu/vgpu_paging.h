@@ -23,6 +23,7 @@ void vgpu_paging_query(struct vgpu_vm *vm, struct drm_vgpu_query_paging *q);
 
 unsigned int vgpu_paging_fault_batch_limit(void);
 unsigned int vgpu_paging_thrash_count(void);
+u64 vgpu_paging_clock(struct vgpu_device *vdev);
 bool vgpu_paging_prefetch_enabled(void);
 
 int vgpu_prefetch_ioctl(struct drm_device *drm, void *data,

@@ -52,6 +52,9 @@
  * the chunk may migrate again, with a fresh window.  Thrash events are
  * counted per VM and globally.  @thrash_count follows the module
  * parameter ``thrash_count`` (0: no chunk is ever found thrashing).
+ * The clock is vgpu_paging_clock(): wall time, or on a device in
+ * deterministic mode its modeled time, so that the same workload pins
+ * the same chunks.
  */
 
 /**

@@ -152,6 +152,15 @@ static ssize_t lanes_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(lanes);
 
+/* 1: the device runs in deterministic mode (hardware.rst). */
+static ssize_t deterministic_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  !!(dev_to_vgpu(dev)->caps & VGPU_CAPS_DETERMINISTIC));
+}
+static DEVICE_ATTR_RO(deterministic);
+
 /* ----------------------------------------------------------- policies --- */
 
 /*
@@ -214,6 +223,7 @@ static struct attribute *vgpu_attrs[] = {
 	&vgpu_attr_admit_used.attr.attr,
 	&vgpu_attr_admit_limit.attr.attr,
 	&dev_attr_lanes.attr,
+	&dev_attr_deterministic.attr,
 	&dev_attr_eviction_policy.attr,
 	&dev_attr_available_eviction_policies.attr,
 	&dev_attr_placement_policy.attr,
