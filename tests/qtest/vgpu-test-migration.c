@@ -36,18 +36,25 @@ static void wait_runstate(QTestState *qts, const char *state)
  * A QEMU that will load @file, its stderr going to @err; @refused: it must
  * refuse the stream and exit with status 1, perhaps before it answers.
  */
-static void launch_incoming(VGPUTest *d, const char *file, const char *err,
-                            const char *more, bool refused)
+static void launch_incoming_props(VGPUTest *d, const char *props,
+                                  const char *file, const char *err,
+                                  const char *more, bool refused)
 {
     g_autofree char *extra = g_strdup_printf("-incoming defer %s%s%s",
                                              more ? more : "",
                                              err ? " 2>" : "", err ? err : "");
 
-    vgpu_test_launch(d, "vram_size=64M", extra);
+    vgpu_test_launch(d, props, extra);
     if (refused) {
         qtest_set_expected_status(d->qts, 1);
     }
     vgpu_migrate_from_file(d->qts, file, !refused);
+}
+
+static void launch_incoming(VGPUTest *d, const char *file, const char *err,
+                            const char *more, bool refused)
+{
+    launch_incoming_props(d, "vram_size=64M", file, err, more, refused);
 }
 
 /* Read @len bytes of VRAM from @addr, in pieces qtest handles well. */
@@ -62,6 +69,13 @@ static void vram_read(VGPUTest *t, uint64_t addr, uint8_t *buf, uint64_t len)
 }
 
 /* --------------------------------------------------------- Save, load --- */
+
+/* Deterministic mode: @n records published (the last one VALID). */
+static bool cond_fault_published(VGPUTest *t, int q, uint64_t n)
+{
+    return rd(t, VGPU_REG_FAULT_BUF_TAIL) >= n &&
+           (fault_rec(t, n - 1).flags & VGPU_FAULT_DW3_VALID);
+}
 
 /*
  * Save a device to a file and load it into a new QEMU: registers, queues
@@ -165,6 +179,59 @@ static void test_migration(void)
                      rd(&d, VGPU_REG_COST_FAULT) +
                      rd64(&d, VGPU_QTIME_REG(0, VGPU_QTIME_CLOCK_LO)) -
                      clock0);
+    vgpu_test_stop(&d);
+    unlink(file);
+    rmdir(dir);
+}
+
+/*
+ * Deterministic mode's state migrates: queues 0 and 3 stall on two
+ * missing pages and are published together; queue 0's REPLAY is held
+ * when the device is saved.  On the new side queue 0 is still STALLED,
+ * and queue 3's REPLAY resumes both.
+ */
+static void test_migration_deterministic(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("vgpu-test-XXXXXX", NULL);
+    g_autofree char *file = g_strdup_printf("%s/state", dir);
+    const char *props = "vram_size=64M,deterministic=on";
+    VGPUTest t, d;
+
+    vgpu_test_start(&t, props);
+    basic_setup(&t);
+    q_init(&t, 3, CTX);
+    mem_wq(&t, false, FAULT_PA, 0x1111);
+    mem_wq(&t, false, FAULT_PA + VGPU_PAGE_SIZE_4K, 0x3333);
+    cmd_copy(&t, 0, FAULT_VA, SCRATCH_VA, 8);
+    cmd_copy(&t, 3, FAULT_VA + VGPU_PAGE_SIZE_4K, SCRATCH_VA + 8, 8);
+    q_submit(&t, 0);
+    q_submit(&t, 3);
+    g_assert_true(wait_for(&t, cond_fault_published, 0, 2));
+    g_assert_cmpuint(q_state(&t, 0), ==, VGPU_QUEUE_STATE_STALLED);
+    g_assert_cmpuint(q_state(&t, 3), ==, VGPU_QUEUE_STATE_STALLED);
+    map4k(&t, CTX, FAULT_VA, FAULT_PA, PTE_RW);
+    qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    g_assert_cmpuint(q_state(&t, 0), ==, VGPU_QUEUE_STATE_STALLED);
+    g_assert_true(vgpu_migrate_to_file(t.qts, file));
+    vgpu_test_stop(&t);
+
+    launch_incoming_props(&d, props, file, NULL, NULL, false);
+    wait_runstate(d.qts, "running");
+    vgpu_attach(&d);
+    g_assert_true(rd(&d, VGPU_REG_CAPS) & VGPU_CAPS_DETERMINISTIC);
+    g_assert_false(wait_for_ms(&d, cond_state, 0, VGPU_QUEUE_STATE_IDLE,
+                               100));
+    g_assert_cmpuint(q_state(&d, 0), ==, VGPU_QUEUE_STATE_STALLED);
+    memcpy(d.tail, t.tail, sizeof(d.tail));
+    d.root[CTX] = desc(false, VRAM_PT);
+    d.pt_next[0] = t.pt_next[0];
+    map4k(&d, CTX, FAULT_VA + VGPU_PAGE_SIZE_4K,
+          FAULT_PA + VGPU_PAGE_SIZE_4K, PTE_RW);
+    qwr(&d, 3, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    q_wait_done(&d, 0);
+    q_wait_done(&d, 3);
+    g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA), ==, 0x1111);
+    g_assert_cmphex(mem_rq(&d, false, SCRATCH_PA + 8), ==, 0x3333);
     vgpu_test_stop(&d);
     unlink(file);
     rmdir(dir);
@@ -588,6 +655,8 @@ static void test_live_migration(void)
 void vgpu_test_add_migration(void)
 {
     qtest_add_func("/vgpu/migration/save-load", test_migration);
+    qtest_add_func("/vgpu/migration/deterministic",
+                   test_migration_deterministic);
     ADD_TABLE("migration/refused", bad_stream_cases, test_bad_stream);
     qtest_add_func("/vgpu/migration/live-vram", test_live_migration);
 }
