@@ -290,6 +290,56 @@ static void test_cost_timestamp(void)
     vgpu_test_stop(&t);
 }
 
+/*
+ * A WAIT satisfied by another queue's FENCE waited for it: queue 1 WAITs
+ * for a value queue 0 FENCEs after a long TOUCH.  Queue 1's TIMESTAMP
+ * after the WAIT reads queue 0's clock at its FENCE (its TIMESTAMP before
+ * the FENCE plus that TIMESTAMP's command) plus the WAIT's own command:
+ * queue 1 did no work, but it could not go on before queue 0 got there.
+ * A value the CPU writes carries no modeled time: a WAIT on it costs its
+ * command only.
+ */
+static void test_cost_wait(void)
+{
+    const CostModel *m = &presets[VGPU_LINK_PCIE4];
+    const uint64_t miss = m->tlb_miss + 4 * m->walk_level;
+    uint64_t a, b, c, before;
+    VGPUTest t;
+
+    start_preset(&t, m, NULL);
+    cmd_setup(&t);
+    q_init(&t, 1, CTX);
+    cmd_wait(&t, 1, CMD_VA + 0x800, 5);
+    cmd_timestamp(&t, 1, 0, CMD_VA + 0x808);
+    q_submit(&t, 1);
+    q_wait_state(&t, 1, VGPU_QUEUE_STATE_WAITING);
+    cmd_touch(&t, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, CMD_VA,
+              CMD_SIZE, 0, 0, 0, 4);
+    cmd_timestamp(&t, 0, 0, CMD_VA + 0x810);
+    cmd_fence(&t, 0, CMD_VA + 0x800, 5, false);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    q_wait_done(&t, 1);
+    a = mem_rq(&t, false, CMD_PA + 0x810);
+    b = mem_rq(&t, false, CMD_PA + 0x808);
+    g_assert_cmpuint(a, >, 100 * m->cmd);       /* the TOUCH took a while */
+    g_assert_cmpuint(b, >=, a + 2 * m->cmd);
+    g_assert_cmpuint(b, <=, a + 2 * (m->cmd + miss));
+
+    /* The CPU's value: no time to wait for. */
+    before = qclock(&t, 1);
+    cmd_wait(&t, 1, CMD_VA + 0x900, 1);
+    cmd_timestamp(&t, 1, 0, CMD_VA + 0x908);
+    q_submit(&t, 1);
+    q_wait_state(&t, 1, VGPU_QUEUE_STATE_WAITING);
+    mem_wq(&t, false, CMD_PA + 0x900, 1);
+    q_wait_done(&t, 1);
+    c = mem_rq(&t, false, CMD_PA + 0x908);
+    g_assert_cmpuint(c, >=, before + m->cmd);
+    g_assert_cmpuint(c, <=, before + m->cmd + miss);
+    vgpu_test_stop(&t);
+}
+
 /* ------------------------------------------------------------ Stalls --- */
 
 #define OTHER_CTX       2
@@ -446,6 +496,7 @@ void vgpu_test_add_cost(void)
     ADD_TABLE("cost/touch", touch_cases, test_cost_touch);
     qtest_add_func("/vgpu/cost/gather", test_cost_gather);
     qtest_add_func("/vgpu/cost/timestamp", test_cost_timestamp);
+    qtest_add_func("/vgpu/cost/wait", test_cost_wait);
     qtest_add_data_func("/vgpu/cost/stall/pcie4", &presets[VGPU_LINK_PCIE4],
                         test_cost_stall);
     qtest_add_data_func("/vgpu/cost/stall/c2c", &presets[VGPU_LINK_C2C],

@@ -519,9 +519,11 @@ static VGPUCmdStatus vgpu_cmd_fence(VGPUState *s, VGPUQueue *q)
     unsigned qi = vgpu_queue_index(s, q);
     uint64_t seqno = vgpu_cmd_arg64(cmd, 2);
 
-    if (!(vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_NOWRITE) &&
-        !vgpu_va_write64(s, q, vgpu_cmd_arg64(cmd, 0), seqno)) {
-        return VGPU_CMD_BLOCKED;
+    if (!(vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_NOWRITE)) {
+        if (!vgpu_va_write64(s, q, vgpu_cmd_arg64(cmd, 0), seqno)) {
+            return VGPU_CMD_BLOCKED;
+        }
+        vgpu_cost_signal(s, q, vgpu_cmd_arg64(cmd, 0), seqno);
     }
     trace_vgpu_fence(qi, seqno, vgpu_cmd_flags(cmd), vgpu_cmd_privileged(q));
     if (!vgpu_cmd_privileged(q)) {
@@ -546,6 +548,8 @@ static VGPUCmdStatus vgpu_cmd_wait(VGPUState *s, VGPUQueue *q)
     }
     value = le64_to_cpu(value);
     if (value >= vgpu_cmd_arg64(cmd, 2)) {
+        vgpu_cost_wait_done(s, q, vgpu_cmd_arg64(cmd, 0),
+                            vgpu_cmd_arg64(cmd, 2));
         return VGPU_CMD_DONE;
     }
     /* A poll costs nothing: the WAIT is charged for its last read only. */

@@ -30,6 +30,10 @@
  * completed; the stall takes its difference).  Both are exact and do not
  * depend on how long the driver or the host took.
  *
+ * A WAIT that another queue's FENCE satisfies moves its queue's clock up
+ * to the writer's clock at that FENCE (vgpu_cost_wait_done()), from the
+ * last VGPU_SIGNALS FENCE writes the device remembers.
+ *
  * Pacing (dilation > 0): a queue starts its next command only once
  * the device clock (QEMU_CLOCK_VIRTUAL) has gone (clock - anchor) *
  * dilation past the anchor, the device clock and queue clock when the
@@ -208,6 +212,44 @@ void vgpu_cost_stall_end(VGPUState *s, VGPUQueue *q)
     q->time.stall += ns;
     vgpu_count(s, q->context, VGPU_CTR_STALL_NS, ns);
     vgpu_cost_charge(s, q, ns);
+}
+
+/* A FENCE of queue @q wrote @value at @va: remember when, for WAITs. */
+void vgpu_cost_signal(VGPUState *s, VGPUQueue *q, uint64_t va,
+                      uint64_t value)
+{
+    s->signal[s->signal_next] = (VGPUSignal) {
+        .va = va, .value = value, .clock = q->time.clock,
+        .ctx = q->context, .valid = true,
+    };
+    s->signal_next = (s->signal_next + 1) % VGPU_SIGNALS;
+}
+
+/*
+ * A WAIT of queue @q for @target at @va is satisfied: the queue waited
+ * until the earliest remembered FENCE of its context that wrote a value
+ * >= @target there; its clock moves up to that writer's clock.  A value
+ * from anywhere else (the CPU, a FENCE forgotten) moves nothing.
+ */
+void vgpu_cost_wait_done(VGPUState *s, VGPUQueue *q, uint64_t va,
+                         uint64_t target)
+{
+    uint64_t at = UINT64_MAX;
+    int i;
+
+    for (i = 0; i < VGPU_SIGNALS; i++) {
+        VGPUSignal *w = &s->signal[i];
+
+        if (w->valid && w->ctx == q->context && w->va == va &&
+            w->value >= target) {
+            at = MIN(at, w->clock);
+        }
+    }
+    if (at == UINT64_MAX || at <= q->time.clock) {
+        return;
+    }
+    trace_vgpu_cost_wait(vgpu_queue_index(s, q), at - q->time.clock);
+    vgpu_cost_charge(s, q, at - q->time.clock);
 }
 
 /* Queue @q starts running: pacing counts from here. */

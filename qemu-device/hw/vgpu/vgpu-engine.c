@@ -689,6 +689,7 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         /* Answered, and no held REPLAY of it survives. */
         s->answer_wait &= ~BIT(qi);
         s->answer_replay &= ~BIT(qi);
+        s->fault_new &= ~BIT(qi);
     }
     if ((val & VGPU_QUEUE_CONTROL_REPLAY) && (s->answer_wait & BIT(qi))) {
         s->answer_wait &= ~BIT(qi);

@@ -25,7 +25,8 @@
  * device *publishes* (sets VALID on every record written since the last
  * publication and raises INT_FAULT, and INT_FAULT_OVERFLOW if a record
  * was dropped) only when no queue is RUNNING.  The queues STALLED then
- * must all be answered before any resumes: a REPLAY of one of them is
+ * that faulted since the last publication must all be answered before
+ * any resumes (one stalled long ago and abandoned holds nobody up): a REPLAY of one of them is
  * held until the last of them is answered (REPLAY, CANCEL, DISABLE or
  * RESET), and then every held queue resumes at once.  So each
  * publication holds the same records, and the queues run again from the
@@ -124,6 +125,7 @@ void vgpu_fault_raise(VGPUState *s, VGPUQueue *q, uint64_t va,
     }
     q->fault_va = page;
     q->fault_info = info;
+    s->fault_new |= BIT(qi);
     vgpu_count(s, q->context, VGPU_CTR_FAULTS, 1);
     trace_vgpu_fault(qi, q->context, va, access, f->reason, f->level);
 
@@ -176,10 +178,11 @@ void vgpu_fault_publish(VGPUState *s)
     s->fault_published = s->fault_tail;
     for (i = 0; i < VGPU_NUM_QUEUES; i++) {
         if (s->queue[i].state == VGPU_QUEUE_STATE_STALLED &&
-            !(s->answer_replay & BIT(i))) {
+            (s->fault_new & BIT(i)) && !(s->answer_replay & BIT(i))) {
             s->answer_wait |= BIT(i);
         }
     }
+    s->fault_new = 0;
     trace_vgpu_fault_publish(s->fault_tail, s->answer_wait);
     if (records) {
         vgpu_irq_raise(s, VGPU_INT_FAULT);
@@ -210,7 +213,8 @@ bool vgpu_fault_load_check(VGPUState *s, Error **errp)
                    s->fault_published, s->fault_entries);
         return false;
     }
-    if (((s->answer_wait | s->answer_replay) >> VGPU_NUM_QUEUES) ||
+    if (((s->answer_wait | s->answer_replay | s->fault_new) >>
+         VGPU_NUM_QUEUES) ||
         (s->answer_wait & s->answer_replay) ||
         (!s->answer_wait && s->answer_replay)) {
         error_setg(errp, "held answers 0x%x / 0x%x inconsistent",

@@ -163,6 +163,20 @@ typedef struct VGPUQueueTime {
     uint64_t pace_clock;    /* ... the queue clock was this */
 } VGPUQueueTime;
 
+/*
+ * A FENCE's memory write, remembered for the WAITs that see it: the
+ * writer's context, the VA and value, and the writer's clock.
+ */
+#define VGPU_SIGNALS 16
+
+typedef struct VGPUSignal {
+    uint64_t va;
+    uint64_t value;
+    uint64_t clock;
+    uint32_t ctx;
+    bool valid;
+} VGPUSignal;
+
 /* The cost model's parameters (COST_* registers). */
 typedef struct VGPUCostModel {
     uint32_t link;          /* VGPU_LINK_* preset */
@@ -269,6 +283,7 @@ struct VGPUState {
     /* deterministic mode (vgpu-fault.c) */
     uint32_t fault_published;   /* records before it are VALID */
     bool overflow_pending;      /* INT_FAULT_OVERFLOW at publication */
+    uint32_t fault_new;         /* queues that faulted since publication */
     uint32_t answer_wait;       /* queues stalled at publication, unanswered */
     uint32_t answer_replay;     /* answered REPLAY, held until all answer */
     uint32_t access_ctr_index;
@@ -288,6 +303,8 @@ struct VGPUState {
 
     /* modeled time */
     uint64_t work_ns;           /* cost of every command completed */
+    VGPUSignal signal[VGPU_SIGNALS];    /* the last FENCE writes */
+    uint32_t signal_next;               /* the slot the next one takes */
     VGPUQueue *cost_queue;      /* the queue running, charged for access */
 
     /* scheduler */
@@ -312,6 +329,10 @@ void vgpu_cost_cmd_done(VGPUState *s, VGPUQueue *q);
 void vgpu_cost_stall_begin(VGPUState *s, VGPUQueue *q);
 void vgpu_cost_stall_end(VGPUState *s, VGPUQueue *q);
 void vgpu_cost_anchor(VGPUState *s, VGPUQueue *q);
+void vgpu_cost_signal(VGPUState *s, VGPUQueue *q, uint64_t va,
+                      uint64_t value);
+void vgpu_cost_wait_done(VGPUState *s, VGPUQueue *q, uint64_t va,
+                         uint64_t target);
 int64_t vgpu_cost_pace_until(VGPUState *s, VGPUQueue *q);
 bool vgpu_cost_reg_read(VGPUState *s, hwaddr addr, uint32_t *val);
 bool vgpu_cost_reg64_read(VGPUState *s, hwaddr addr, uint64_t *val);

@@ -109,6 +109,8 @@ void vgpu_reset_state(VGPUState *s)
     trace_vgpu_reset();
     vgpu_queue_reset_all(s);
     s->work_ns = 0;
+    memset(s->signal, 0, sizeof(s->signal));
+    s->signal_next = 0;
     vgpu_tlb_flush(&s->l2);
     s->visible_base = 0;
     vgpu_window_update(s);
@@ -129,6 +131,7 @@ void vgpu_reset_state(VGPUState *s)
     s->fault_overflows = 0;
     s->fault_published = 0;
     s->overflow_pending = false;
+    s->fault_new = 0;
     s->answer_wait = 0;
     s->answer_replay = 0;
     s->access_ctr_index = 0;
@@ -690,6 +693,11 @@ static bool vgpu_load_check(VGPUState *s, Error **errp)
                    VGPU_NUM_QUEUES);
         return false;
     }
+    if (s->signal_next >= VGPU_SIGNALS) {
+        error_setg(errp, "signal slot %u beyond %u", s->signal_next,
+                   VGPU_SIGNALS);
+        return false;
+    }
     if (s->rr_next >= VGPU_NUM_QUEUES) {
         error_setg(errp, "scheduler position %u beyond %u queues", s->rr_next,
                    VGPU_NUM_QUEUES);
@@ -750,6 +758,47 @@ static const VMStateDescription vmstate_vgpu_time = {
         VMSTATE_UINT64(work_ns, VGPUState),
         VMSTATE_STRUCT_ARRAY(queue, VGPUState, VGPU_NUM_QUEUES, 1,
                              vmstate_vgpu_queue_time, VGPUQueue),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* The FENCE writes remembered for WAITs (version 1.7). */
+static bool vgpu_signals_needed(void *opaque)
+{
+    VGPUState *s = opaque;
+    int i;
+
+    for (i = 0; i < VGPU_SIGNALS; i++) {
+        if (s->signal[i].valid) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_vgpu_signal = {
+    .name = "vgpu/signal",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(va, VGPUSignal),
+        VMSTATE_UINT64(value, VGPUSignal),
+        VMSTATE_UINT64(clock, VGPUSignal),
+        VMSTATE_UINT32(ctx, VGPUSignal),
+        VMSTATE_BOOL(valid, VGPUSignal),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_vgpu_signals = {
+    .name = "vgpu/signals",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vgpu_signals_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(signal, VGPUState, VGPU_SIGNALS, 1,
+                             vmstate_vgpu_signal, VGPUSignal),
+        VMSTATE_UINT32(signal_next, VGPUState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -823,6 +872,7 @@ static const VMStateDescription vmstate_vgpu_deterministic = {
     .fields = (VMStateField[]) {
         VMSTATE_UINT32(fault_published, VGPUState),
         VMSTATE_BOOL(overflow_pending, VGPUState),
+        VMSTATE_UINT32(fault_new, VGPUState),
         VMSTATE_UINT32(answer_wait, VGPUState),
         VMSTATE_UINT32(answer_replay, VGPUState),
         VMSTATE_END_OF_LIST()
@@ -875,6 +925,7 @@ static const VMStateDescription vmstate_vgpu = {
         &vmstate_vgpu_time,
         &vmstate_vgpu_lanes,
         &vmstate_vgpu_deterministic,
+        &vmstate_vgpu_signals,
         NULL
     }
 };

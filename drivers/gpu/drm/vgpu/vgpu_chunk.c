@@ -1338,6 +1338,7 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	enum vgpu_chunk_event ev = f->access_mask & BIT(VGPU_ACCESS_WRITE) ?
 				   VGPU_CHUNK_EV_GPU_WRITE : VGPU_CHUNK_EV_GPU_READ;
 	struct vgpu_chunk_act a = { .vm = vm, .gva = gva, .cb = cb, .f = f };
+	u64 now = cb ? cb->now : vgpu_paging_clock(vdev);
 	u32 in = 0;
 	int ret;
 
@@ -1349,9 +1350,9 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		vgpu_chunk_prefetch_used_locked(vdev, c);
 	} else if (vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE ||
 		   (c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
-		   vgpu_thrash_pinned(&c->thrash, cb->now)) {
+		   vgpu_thrash_pinned(&c->thrash, now)) {
 		in |= VGPU_CHUNK_IN_REMOTE;
-	} else if (vgpu_thrash_migrate_in(&c->thrash, &pg->prefetch_cfg, cb->now)) {
+	} else if (vgpu_thrash_migrate_in(&c->thrash, &pg->prefetch_cfg, now)) {
 		vgpu_chunk_count_thrash(vm);
 		in |= VGPU_CHUNK_IN_REMOTE;
 	}
@@ -1393,7 +1394,8 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 			.vm = vm, .gva = gva, .cb = cb, .prefetch = true,
 		};
 		u32 in = (c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
-			 vgpu_thrash_pinned(&c->thrash, cb->now) ?
+			 vgpu_thrash_pinned(&c->thrash,
+					    cb ? cb->now : vgpu_paging_clock(vdev)) ?
 			 VGPU_CHUNK_IN_REMOTE : 0;
 
 		ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_PREFETCH,
