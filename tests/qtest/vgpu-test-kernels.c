@@ -1051,6 +1051,8 @@ static void test_deterministic_held(const void *opaque)
     fault_ack(&t, 2);
     map4k(&t, CTX, FAULT_VA, FAULT_PA, PTE_RW);
     qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
+    /* A second answer (a driver resolving one record at a time) too. */
+    qwr(&t, 0, VGPU_QUEUE_CONTROL, VGPU_QUEUE_CONTROL_REPLAY);
     /* Held: queue 0 does not run, however long it is given. */
     g_assert_false(wait_for_ms(&t, cond_state, 0,
                                VGPU_QUEUE_STATE_IDLE, 200));

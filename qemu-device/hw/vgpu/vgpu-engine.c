@@ -691,7 +691,9 @@ static void vgpu_queue_control(VGPUState *s, VGPUQueue *q, uint32_t val)
         s->answer_replay &= ~BIT(qi);
         s->fault_new &= ~BIT(qi);
     }
-    if ((val & VGPU_QUEUE_CONTROL_REPLAY) && (s->answer_wait & BIT(qi))) {
+    if ((val & VGPU_QUEUE_CONTROL_REPLAY) &&
+        ((s->answer_wait | s->answer_replay) & BIT(qi))) {
+        /* Held, and held again if answered twice. */
         s->answer_wait &= ~BIT(qi);
         s->answer_replay |= BIT(qi);
         trace_vgpu_answer_held(qi, s->answer_wait);
