@@ -26,9 +26,10 @@
  * publication and raises INT_FAULT, and INT_FAULT_OVERFLOW if a record
  * was dropped) only when no queue is RUNNING.  The queues STALLED then
  * that faulted since the last publication must all be answered before
- * any resumes (one stalled long ago and abandoned holds nobody up): a REPLAY of one of them is
- * held until the last of them is answered (REPLAY, CANCEL, DISABLE or
- * RESET), and then every held queue resumes at once.  So each
+ * any resumes (one stalled long ago and abandoned holds nobody up): a
+ * REPLAY of one of them (or a second one) is held until the last of them
+ * is answered (REPLAY, CANCEL, DISABLE or RESET), and then every held
+ * queue resumes at once.  So each
  * publication holds the same records, and the queues run again from the
  * same point, whatever the host's timing.
  *
