@@ -83,6 +83,20 @@ typedef struct VGPUTlbEntry {
     uint32_t stale_hits;    /* strict: hits since its PTE changed */
 } VGPUTlbEntry;
 
+/*
+ * Strict mode: the stale hits of a TLB entry that went (replaced, or
+ * dropped to walk again) before an invalidation covered it, waiting for
+ * one that does.
+ */
+#define VGPU_STALE_GONE 64
+
+typedef struct VGPUStaleGone {
+    uint64_t start;         /* the VA range the entry translated */
+    uint64_t end;
+    uint32_t ctx;
+    uint32_t hits;
+} VGPUStaleGone;
+
 typedef struct VGPUTlb {
     uint32_t sets;
     uint32_t ways;
@@ -314,6 +328,8 @@ struct VGPUState {
 
     /* derived, not migrated */
     VGPUTlb l2;
+    VGPUStaleGone stale_gone[VGPU_STALE_GONE];
+    uint32_t nr_stale_gone;
 };
 
 /* vgpu.c */

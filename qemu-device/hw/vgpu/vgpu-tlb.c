@@ -107,15 +107,24 @@ VGPUTlbEntry *vgpu_tlb_lookup(VGPUTlb *tlb, uint32_t ctx, uint64_t va)
 }
 
 /*
- * Drop @e.  Its stale hits (strict mode) are confirmed: the entry goes
- * without the driver having invalidated it.
+ * Drop @e.  Its stale hits (strict mode) wait, with its VA range, for an
+ * invalidation that covers them: the driver may not have asked yet (it
+ * writes the tables, then invalidates, and the device may drop the entry
+ * in between).  With no room to wait they are confirmed at once.
  */
 void vgpu_tlb_drop(VGPUTlb *tlb, VGPUTlbEntry *e)
 {
-    if (e->stale_hits) {
-        vgpu_count(tlb->s, e->ctx, VGPU_CTR_STRICT_STALE, e->stale_hits);
-        e->stale_hits = 0;
+    VGPUState *s = tlb->s;
+
+    if (e->stale_hits && s->nr_stale_gone < VGPU_STALE_GONE) {
+        s->stale_gone[s->nr_stale_gone++] = (VGPUStaleGone) {
+            .start = e->tag << e->shift, .end = (e->tag + 1) << e->shift,
+            .ctx = e->ctx, .hits = e->stale_hits,
+        };
+    } else if (e->stale_hits) {
+        vgpu_count(s, e->ctx, VGPU_CTR_STRICT_STALE, e->stale_hits);
     }
+    e->stale_hits = 0;
     if (e->shift) {
         tlb->nr_by_size[vgpu_size_index(e->shift)]--;
         e->shift = 0;
@@ -146,35 +155,53 @@ void vgpu_tlb_insert(VGPUTlb *tlb, const VGPUTlbEntry *ne)
     tlb->nr_by_size[vgpu_size_index(ne->shift)]++;
 }
 
+/* Does invalidation @op (@ctx, [@va, @va + @size)) cover [@start, @last)? */
+static bool vgpu_inval_covers(unsigned op, uint32_t ctx, uint64_t va,
+                              uint64_t size, uint32_t e_ctx, uint64_t start,
+                              uint64_t last)
+{
+    uint64_t end = va + size < va ? UINT64_MAX : va + size;
+
+    switch (op) {
+    case VGPU_INVAL_OP_CONTEXT:
+        return e_ctx == ctx;
+    case VGPU_INVAL_OP_RANGE:
+        return e_ctx == ctx && size && start < end && last > va;
+    default:
+        return true;
+    }
+}
+
+/* Strict mode: forgive the stale hits of gone entries a request covers. */
+static void vgpu_stale_gone_forgive(VGPUState *s, unsigned op, uint32_t ctx,
+                                    uint64_t va, uint64_t size)
+{
+    uint32_t i, n = 0;
+
+    for (i = 0; i < s->nr_stale_gone; i++) {
+        VGPUStaleGone *g = &s->stale_gone[i];
+
+        if (!vgpu_inval_covers(op, ctx, va, size, g->ctx, g->start, g->end)) {
+            s->stale_gone[n++] = *g;
+        }
+    }
+    s->nr_stale_gone = n;
+}
+
 /* Drop the entries a request covers; returns how many were dropped. */
 static uint32_t vgpu_tlb_invalidate(VGPUTlb *tlb, unsigned op, uint32_t ctx,
                                     uint64_t va, uint64_t size)
 {
     uint32_t i, n = 0;
-    uint64_t end = va + size < va ? UINT64_MAX : va + size;
 
     for (i = 0; i < tlb->sets * tlb->ways; i++) {
         VGPUTlbEntry *e = &tlb->entries[i];
-        uint64_t start, last;
+        uint64_t start = e->tag << e->shift;
 
-        if (!e->shift) {
+        if (!e->shift ||
+            !vgpu_inval_covers(op, ctx, va, size, e->ctx, start,
+                               start + (1ull << e->shift))) {
             continue;
-        }
-        switch (op) {
-        case VGPU_INVAL_OP_CONTEXT:
-            if (e->ctx != ctx) {
-                continue;
-            }
-            break;
-        case VGPU_INVAL_OP_RANGE:
-            start = e->tag << e->shift;
-            last = start + (1ull << e->shift);
-            if (e->ctx != ctx || !size || start >= end || last <= va) {
-                continue;
-            }
-            break;
-        default:
-            break;
         }
         e->stale_hits = 0;      /* the driver invalidated: forgiven */
         vgpu_tlb_drop(tlb, e);
@@ -211,6 +238,14 @@ static uint64_t vgpu_tlb_stale_walk(VGPUState *s, uint32_t ctx, bool clear)
                 }
             }
         }
+    }
+    for (i = 0; i < s->nr_stale_gone; i++) {
+        if (ctx == UINT32_MAX || s->stale_gone[i].ctx == ctx) {
+            n += s->stale_gone[i].hits;
+        }
+    }
+    if (clear) {
+        s->nr_stale_gone = 0;
     }
     return n;
 }
@@ -271,6 +306,7 @@ bool vgpu_inval_process(VGPUState *s)
         uint32_t n;
         int i;
 
+        vgpu_stale_gone_forgive(s, op, ctx, req->va, req->size);
         n = vgpu_tlb_invalidate(&s->l2, op, ctx, req->va, req->size);
         for (i = 0; i < VGPU_NUM_QUEUES; i++) {
             n += vgpu_tlb_invalidate(&s->queue[i].l1, op, ctx, req->va,
