@@ -1158,8 +1158,9 @@ static void program_run(Fuzz *f, uint64_t p)
 
 /*
  * The device's properties for a seed: the default TLBs, or tiny ones
- * that evict all the time; strict mode (re-walks on every hit) for every
- * third seed.
+ * that evict all the time; strict mode (re-walks on every hit); the
+ * deterministic mode (faults published at quiescence, REPLAYs held):
+ * each for every fourth seed.
  */
 static const char *fuzz_props(uint64_t seed)
 {
@@ -1168,6 +1169,7 @@ static const char *fuzz_props(uint64_t seed)
         "vram_size=64M,tlb_l1_sets=1,tlb_l1_ways=1,tlb_l2_sets=2,"
         "tlb_l2_ways=1",
         "vram_size=64M,strict=on",
+        "vram_size=64M,deterministic=on",
     };
 
     return props[seed % ARRAY_SIZE(props)];
