@@ -1322,6 +1322,13 @@ static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
 	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_THRASH_EVENTS, 1);
 }
 
+/* The thrashing detector's clock: the batch's, or now without one. */
+static u64 vgpu_chunk_clock(struct vgpu_device *vdev,
+			    const struct vgpu_chunk_batch *cb)
+{
+	return cb ? cb->now : vgpu_paging_clock(vdev);
+}
+
 /*
  * Decides for chunk @c, which has no copy running: a GPU access is a
  * transition of the chunk (see "The chunk state machine"), migrating it
@@ -1338,7 +1345,7 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 	enum vgpu_chunk_event ev = f->access_mask & BIT(VGPU_ACCESS_WRITE) ?
 				   VGPU_CHUNK_EV_GPU_WRITE : VGPU_CHUNK_EV_GPU_READ;
 	struct vgpu_chunk_act a = { .vm = vm, .gva = gva, .cb = cb, .f = f };
-	u64 now = cb ? cb->now : vgpu_paging_clock(vdev);
+	u64 now = vgpu_chunk_clock(vdev, cb);
 	u32 in = 0;
 	int ret;
 
@@ -1394,8 +1401,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 			.vm = vm, .gva = gva, .cb = cb, .prefetch = true,
 		};
 		u32 in = (c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
-			 vgpu_thrash_pinned(&c->thrash,
-					    cb ? cb->now : vgpu_paging_clock(vdev)) ?
+			 vgpu_thrash_pinned(&c->thrash, vgpu_chunk_clock(vdev, cb)) ?
 			 VGPU_CHUNK_IN_REMOTE : 0;
 
 		ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_PREFETCH,
