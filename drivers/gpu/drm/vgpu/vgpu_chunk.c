@@ -1470,6 +1470,7 @@ void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev
 	cb->id = atomic64_inc_return(&ids);
 	cb->locked_vm = locked_vm;
 	cb->now = vgpu_paging_clock(vdev);
+	cb->prefetch_left = (vdev->vram_size >> vdev->paging.chunk_shift) / 4;
 	INIT_LIST_HEAD(&cb->spare);
 }
 
@@ -1597,10 +1598,16 @@ int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,
 	}
 	if ((!ret || ret == -EINPROGRESS) && !f->deferred &&
 	    f->res != VGPU_FAULT_RES_MAPPED_SYSTEM &&
-	    vgpu_paging_prefetch_enabled())
+	    vgpu_paging_prefetch_enabled()) {
+		unsigned int max = ARRAY_SIZE(sugg);
+
+		if (cb)
+			max = min(max, cb->prefetch_left);
 		n = vgpu_prefetch_fault(&vm->prefetch, &pg->prefetch_cfg,
-					f->va >> pg->chunk_shift, sugg,
-					ARRAY_SIZE(sugg));
+					f->va >> pg->chunk_shift, sugg, max);
+		if (cb)
+			cb->prefetch_left -= n;
+	}
 	vgpu_pool_unlock(&vdev->pool);
 	dma_resv_unlock(bo->tbo.base.resv);
 

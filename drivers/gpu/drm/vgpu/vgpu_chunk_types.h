@@ -120,6 +120,9 @@ struct vgpu_chunk_victim {
  * @id: unique among batches (&vgpu_chunk.batch).
  * @now: the thrashing detector's clock when the batch began
  *	(vgpu_paging_clock()).
+ * @prefetch_left: chunks the prefetch detectors may still suggest in this
+ *	batch: a quarter of VRAM at the start ("Prefetch and thrashing
+ *	detection").
  * @chunks: the chunks whose @copy fence is one of @copy's, each holding a
  *	reference to its BO.
  * @nr_chunks: entries in @chunks.
@@ -155,6 +158,7 @@ struct vgpu_chunk_batch {
 	struct list_head spare;
 	u64 id;
 	u64 now;
+	unsigned int prefetch_left;
 	struct vgpu_chunk_victim *victims;
 	unsigned int nr_victims;
 	unsigned int max_victims;

@@ -20,7 +20,13 @@
  * may suggest more chunks to bring in with it.  The resolver drops the
  * suggestions that are not backed by fault-able memory, are already in
  * VRAM, or are pinned to system memory, and migrates the rest in the same
- * batch.  Two detectors run side by side:
+ * batch.  A fault batch takes at most a quarter of VRAM in suggestions
+ * (&vgpu_chunk_batch.prefetch_left), whatever its faults ask for: with
+ * every lane of every queue faulting at once, the detectors see dozens
+ * of faults per batch, each good for up to @max_depth chunks, and an
+ * unbounded batch would push out of VRAM, in one go, the working set its
+ * own faults come back for (a hot set under LRU-2, the chunks of the
+ * previous batch).  Two detectors run side by side:
  *
  * **Streams.**  Up to %VGPU_PREFETCH_STREAMS streams are tracked, each a
  * last chunk, a stride (in chunks, either sign, at most @max_stride) and
