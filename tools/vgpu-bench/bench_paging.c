@@ -191,8 +191,14 @@ int bench_paging(struct vgpu_dev *dev, struct drm_vgpu_paging_counters *c)
 	ret = vgpu_query_paging(dev, &pg);
 	if (!ret) {
 		*c = pg.vm;
-		/* The fault thread's time is only kept for the device. */
+		/*
+		 * The fault thread's time, and what became of prefetched
+		 * chunks (counted when they are used or evicted, whichever
+		 * VM brought them in), are only kept for the device.
+		 */
 		c->fault_ns = pg.device.fault_ns;
+		c->prefetch_used_bytes = pg.device.prefetch_used_bytes;
+		c->prefetch_wasted_bytes = pg.device.prefetch_wasted_bytes;
 	}
 	return ret;
 }

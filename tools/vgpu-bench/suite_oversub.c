@@ -20,6 +20,10 @@
  * and each fault stall's service and the copies made meanwhile), what a
  * GPU behind the modeled link would take.
  *
+ * prefetch_wasted_bytes is what prefetch brought in and eviction threw
+ * out before the GPU touched it (the device's counter: it is counted as
+ * the chunks go, whichever VM brought them in).
+ *
  * vram_hit_ratio is 1 - bytes moved into VRAM / bytes referenced, where a
  * TOUCH references the whole range it covers: the share of the data the
  * GPU found in VRAM without a migration.
@@ -46,6 +50,7 @@ static const struct report_col cols[] = {
 	{ "bytes_migrated", REPORT_U64, 0 },
 	{ "evictions", REPORT_U64, 0 },
 	{ "prefetch_bytes", REPORT_U64, 0 },
+	{ "prefetch_wasted_bytes", REPORT_U64, 0 },
 	{ "thrash_events", REPORT_U64, 0 },
 	{ "remote_maps", REPORT_U64, 0 },
 	{ "vram_hit_ratio", REPORT_F64, 3 },
@@ -162,6 +167,7 @@ static int one(struct report *r, const struct bench_opts *o, enum pattern p,
 				 c1.fault_batches - c0.fault_batches, moved,
 				 c1.evictions - c0.evictions,
 				 c1.prefetch_bytes - c0.prefetch_bytes,
+				 c1.prefetch_wasted_bytes - c0.prefetch_wasted_bytes,
 				 c1.thrash_events - c0.thrash_events,
 				 c1.remote_maps - c0.remote_maps,
 				 ref > moved ? 1.0 - (double)moved / ref : 0.0);
