@@ -1400,9 +1400,18 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 		struct vgpu_chunk_act a = {
 			.vm = vm, .gva = gva, .cb = cb, .prefetch = true,
 		};
-		u32 in = (c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
-			 vgpu_thrash_pinned(&c->thrash, vgpu_chunk_clock(vdev, cb)) ?
-			 VGPU_CHUNK_IN_REMOTE : 0;
+		u64 now = vgpu_chunk_clock(vdev, cb);
+		u32 in = 0;
+
+		/* A prefetch brings a chunk back as a fault does. */
+		if ((c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
+		    vgpu_thrash_pinned(&c->thrash, now)) {
+			in = VGPU_CHUNK_IN_REMOTE;
+		} else if (vgpu_thrash_migrate_in(&c->thrash, &vdev->paging.prefetch_cfg,
+						  now)) {
+			vgpu_chunk_count_thrash(vm);
+			in = VGPU_CHUNK_IN_REMOTE;
+		}
 
 		ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_PREFETCH,
 						   in, &a);
