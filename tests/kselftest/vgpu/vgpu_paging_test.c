@@ -892,6 +892,63 @@ TEST_F_TIMEOUT(pageable, lru2_resists_scans_with_prefetch, 300)
 }
 
 /*
+ * Sweeps over the even chunks of a buffer of 4x VRAM, 64 KiB further into
+ * each chunk every sweep, on every lane (vgpu-bench oversub's strided
+ * pattern, one half).  Returns the bytes moved into VRAM; *@thrash gets
+ * the thrash events.
+ */
+static uint64_t strided_sweeps(struct __test_metadata *_metadata, struct vgpu_dev *dev,
+			       uint64_t vram, const char *prefetch, uint64_t *thrash)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t size = 4 * vram, s;
+	uint32_t h;
+
+	if (set_param("prefetch", prefetch) || vgpu_bo_create_pageable(dev, size, &h, NULL) ||
+	    vgpu_vm_map(dev, h, 0, PVA, size, VGPU_MAP_R) || paging(dev, &pg0))
+		return 0;
+	for (s = 0; s < 2 * MiB; s += 128 * 1024)
+		if (touch_run(dev, 0, VGPU_TOUCH_STRIDED, VGPU_TOUCH_READ, PVA + s, size - s,
+			      4 * MiB, 0, 0))
+			return 0;
+	if (paging(dev, &pg))
+		return 0;
+	vgpu_vm_unmap(dev, PVA, size);
+	vgpu_bo_close(dev, h);
+	*thrash = pg.vm.thrash_events - pg0.vm.thrash_events;
+	TH_LOG("prefetch %s: %llu MiB moved in, %llu prefetched, %llu thrash events", prefetch,
+	       (unsigned long long)((pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram) >> 20),
+	       (unsigned long long)((pg.vm.prefetch_bytes - pg0.vm.prefetch_bytes) >> 20),
+	       (unsigned long long)*thrash);
+	return pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram;
+}
+
+/*
+ * A chunk that prefetch keeps bringing back thrashes as one that faults
+ * back does: with prefetch on, sweeps that bounce every chunk move about
+ * the bytes they move without it (about five times as many when prefetch
+ * was not watched by the thrashing detector).
+ */
+TEST_F_TIMEOUT(pageable, prefetch_returns_count_as_thrashing, 300)
+{
+	uint64_t off, on, thrash_off, thrash_on;
+
+	if (geteuid())
+		SKIP(return, "needs root to write sysfs");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	off = strided_sweeps(_metadata, &self->dev, self->vram, "0", &thrash_off);
+	on = strided_sweeps(_metadata, &self->dev, self->vram, "1", &thrash_on);
+	ASSERT_NE(0, off);
+	ASSERT_NE(0, on);
+	/* The window is wall time (1 s): a slow guest may not see a chunk bounce. */
+	if (!thrash_off)
+		SKIP(return, "no chunk returned %s times within the thrashing window",
+		     self->thrash);
+	EXPECT_LT(0, thrash_on);
+	EXPECT_LE(on * 4, off * 5);
+}
+
+/*
  * A chunk that keeps bouncing is pinned to system memory and mapped
  * there; with vgpu.thrash_count 0 none is.
  */
