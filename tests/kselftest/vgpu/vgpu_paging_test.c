@@ -990,6 +990,68 @@ TEST_F(pageable, thrashing_chunk_is_pinned)
 	EXPECT_EQ(pg0.vm.bytes_to_vram + 6 * 2 * MiB, pg.vm.bytes_to_vram);
 }
 
+/*
+ * A chunk pinned to system memory while the GPU keeps using it comes back
+ * to VRAM once the pin (2 s) runs out: its remote mapping goes, the next
+ * access faults and migrates it.  Before, the remote mapping stayed and
+ * the chunk was served from system memory for good.
+ */
+TEST_F_TIMEOUT(pageable, pinned_chunk_comes_back_when_used, 120)
+{
+	struct drm_vgpu_query_paging pg0, pg;
+	char unpins0[32], unpins[32];
+	uint64_t moved;
+	unsigned int i;
+	uint32_t h;
+
+	if (geteuid())
+		SKIP(return, "needs root to write sysfs");
+	set_param("prefetch", "0");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, 2 * MiB, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, 2 * MiB, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL,
+				       VGPU_TOUCH_READ, PVA, 4096, 0, 0, 0));
+		ASSERT_EQ(0, vgpu_prefetch(&self->dev, PVA, 2 * MiB, VGPU_PLACE_SYSTEM, &moved));
+	}
+	/* Pinned and mapped remotely: a touch hits system memory. */
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, PVA,
+			       4096, 0, 0, 0));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	ASSERT_EQ(pg0.vm.thrash_events + 1, pg.vm.thrash_events);
+	ASSERT_LT(pg0.vm.remote_maps, pg.vm.remote_maps);
+	pg0 = pg;
+	ASSERT_EQ(0, vgpu_test_sysfs(self->dev.fd, "counters/thrash_unpins", NULL, unpins0,
+				sizeof(unpins0)));
+
+	/* Used on past the pin: it comes back, once. */
+	for (i = 0; i < 50; i++) {
+		usleep(100 * 1000);
+		ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL,
+				       VGPU_TOUCH_READ, PVA, 4096, 0, 0, 0));
+		ASSERT_EQ(0, paging(&self->dev, &pg));
+		if (pg.vm.bytes_to_vram > pg0.vm.bytes_to_vram)
+			break;
+	}
+	TH_LOG("back after %u ms", i * 100);
+	EXPECT_EQ(pg0.vm.bytes_to_vram + 2 * MiB, pg.vm.bytes_to_vram);
+	EXPECT_EQ(pg0.vm.thrash_events, pg.vm.thrash_events);
+	EXPECT_EQ(pg0.vm.remote_maps, pg.vm.remote_maps);
+	ASSERT_EQ(0, vgpu_test_sysfs(self->dev.fd, "counters/thrash_unpins", NULL, unpins,
+				sizeof(unpins)));
+	EXPECT_EQ(strtoull(unpins0, NULL, 10) + 1, strtoull(unpins, NULL, 10));
+	/* In VRAM now: the next touches hit. */
+	ASSERT_EQ(0, touch_run(&self->dev, 0, VGPU_TOUCH_SEQUENTIAL, VGPU_TOUCH_READ, PVA,
+			       4096, 0, 0, 0));
+	pg0 = pg;
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+	EXPECT_EQ(pg0.vm.faults, pg.vm.faults);
+	vgpu_vm_unmap(&self->dev, PVA, 2 * MiB);
+	vgpu_bo_close(&self->dev, h);
+}
+
 /* Placement policy "remote": faults map system memory, nothing migrates. */
 TEST_F(pageable, map_remote)
 {

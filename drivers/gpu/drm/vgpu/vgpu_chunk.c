@@ -10,6 +10,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gpuvm.h>
 #include <drm/drm_print.h>
@@ -334,6 +335,7 @@ int vgpu_chunk_bo_init(struct vgpu_bo *bo)
 	atomic_set(&t->resident, 0);
 	for (i = 0; i < nr; i++) {
 		vgpu_pool_unit_init(&t->chunk[i].unit, &vgpu_chunk_unit_ops);
+		INIT_LIST_HEAD(&t->chunk[i].pinned);
 		t->chunk[i].bo = bo;
 		t->chunk[i].index = i;
 	}
@@ -355,12 +357,13 @@ void vgpu_chunk_bo_fini(struct vgpu_bo *bo)
 	bool locked;
 	u32 i;
 
-	if (!t || !atomic_read(&t->resident))
+	if (!t)
 		return;
 	locked = vgpu_pool_lock_unless_held(pool);
 	for (i = 0; i < t->nr; i++) {
 		struct vgpu_chunk *c = &t->chunk[i];
 
+		list_del_init(&c->pinned);
 		/* A batch with a copy of the chunk holds a reference. */
 		WARN_ON_ONCE(c->copy);
 		if (!c->block)
@@ -564,6 +567,77 @@ static void vgpu_chunk_map_all_remote_locked(struct vgpu_device *vdev,
 	vgpu_pt_pool_unreserve(vdev, left);
 }
 
+/* ------------------------------------------------ pinned chunks --- */
+
+static enum vgpu_chunk_state vgpu_chunk_state(const struct vgpu_chunk *c);
+
+/*
+ * Lets the chunks whose thrashing pin ran out by @now come back: their
+ * remote mappings go, so that the GPU's next access to one faults and
+ * migrates it as any fault does; a chunk nobody uses any more stays at
+ * home, unmapped, and costs nothing.
+ */
+static void vgpu_chunk_unpin_locked(struct vgpu_device *vdev, u64 now)
+{
+	struct vgpu_paging *pg = &vdev->paging;
+	struct vgpu_chunk *c, *next;
+
+	lockdep_assert_held(&vdev->pool.lock);
+	list_for_each_entry_safe(c, next, &pg->pinned, pinned) {
+		if (vgpu_thrash_pinned(&c->thrash, now))
+			break;
+		list_del_init(&c->pinned);
+		/* Advised to stay in system memory: mapped there by choice. */
+		if (vgpu_chunk_state(c) == VGPU_CHUNK_HOME &&
+		    !(c->flags & VGPU_CHUNK_PREF_SYSTEM))
+			vgpu_chunk_unmap_all_locked(vdev, c, VGPU_CHUNK_UNMAP);
+		vgpu_stats_add(vdev, NULL, VGPU_STAT_THRASH_UNPINS, 1);
+	}
+}
+
+static void vgpu_chunk_unpin_work(struct work_struct *work)
+{
+	struct vgpu_paging *pg = container_of(to_delayed_work(work),
+					      struct vgpu_paging, unpin_work);
+	struct vgpu_device *vdev = container_of(pg, struct vgpu_device, paging);
+	struct vgpu_chunk *c;
+	u64 now;
+	int idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return;
+	vgpu_pool_lock(&vdev->pool);
+	now = vgpu_paging_clock(vdev);
+	vgpu_chunk_unpin_locked(vdev, now);
+	c = list_first_entry_or_null(&pg->pinned, struct vgpu_chunk, pinned);
+	if (c)
+		queue_delayed_work(system_wq, &pg->unpin_work,
+				   nsecs_to_jiffies(c->thrash.pinned_until - now) + 1);
+	vgpu_pool_unlock(&vdev->pool);
+	drm_dev_exit(idx);
+}
+
+/**
+ * vgpu_chunk_pins_init() - no chunk pinned yet
+ * @vdev: vgpu device
+ */
+void vgpu_chunk_pins_init(struct vgpu_device *vdev)
+{
+	INIT_LIST_HEAD(&vdev->paging.pinned);
+	INIT_DELAYED_WORK(&vdev->paging.unpin_work, vgpu_chunk_unpin_work);
+}
+
+/**
+ * vgpu_chunk_pins_fini() - stop letting pinned chunks come back
+ * @vdev: vgpu device, fault interrupt off
+ *
+ * Chunks may stay on the list until their BOs go.
+ */
+void vgpu_chunk_pins_fini(struct vgpu_device *vdev)
+{
+	cancel_delayed_work_sync(&vdev->paging.unpin_work);
+}
+
 /* ------------------------------------------------ access sampling --- */
 
 /* Sum of the device access counters of the VRAM behind @c (saturating). */
@@ -591,7 +665,13 @@ static void vgpu_chunk_prefetch_used_locked(struct vgpu_device *vdev,
  */
 void vgpu_chunk_batch_begin(struct vgpu_device *vdev)
 {
-	vgpu_pool_begin(&vdev->pool);
+	struct vgpu_pool *pool = &vdev->pool;
+
+	vgpu_pool_lock(pool);
+	/* On a device in deterministic mode, the only place they come back. */
+	vgpu_chunk_unpin_locked(vdev, vgpu_paging_clock(vdev));
+	vgpu_pool_begin_locked(pool);
+	vgpu_pool_unlock(pool);
 }
 
 /* ------------------------------------------------------------ copies --- */
@@ -1317,9 +1397,21 @@ void vgpu_chunk_unmapped(void *arg, unsigned int level, u64 va, u64 pte,
 		c->flags |= VGPU_CHUNK_DIRTY;
 }
 
-static void vgpu_chunk_count_thrash(struct vgpu_vm *vm)
+/*
+ * The thrashing detector pinned @c to system memory: it comes back once
+ * the pin runs out (vgpu_chunk_unpin_locked()).  Pins all last as long,
+ * so &vgpu_paging.pinned is in the order they run out.
+ */
+static void vgpu_chunk_pinned_locked(struct vgpu_vm *vm, struct vgpu_chunk *c)
 {
-	vgpu_stats_add(vm->vdev, vm, VGPU_STAT_THRASH_EVENTS, 1);
+	struct vgpu_device *vdev = vm->vdev;
+	struct vgpu_paging *pg = &vdev->paging;
+
+	vgpu_stats_add(vdev, vm, VGPU_STAT_THRASH_EVENTS, 1);
+	list_move_tail(&c->pinned, &pg->pinned);
+	if (!(vdev->caps & VGPU_CAPS_DETERMINISTIC))
+		queue_delayed_work(system_wq, &pg->unpin_work,
+				   nsecs_to_jiffies(pg->prefetch_cfg.thrash_pin_ns) + 1);
 }
 
 /* The thrashing detector's clock: the batch's, or now without one. */
@@ -1360,7 +1452,7 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		   vgpu_thrash_pinned(&c->thrash, now)) {
 		in |= VGPU_CHUNK_IN_REMOTE;
 	} else if (vgpu_thrash_migrate_in(&c->thrash, &pg->prefetch_cfg, now)) {
-		vgpu_chunk_count_thrash(vm);
+		vgpu_chunk_pinned_locked(vm, c);
 		in |= VGPU_CHUNK_IN_REMOTE;
 	}
 	ret = vgpu_chunk_transition_locked(vdev, c, ev, in, &a);
@@ -1409,7 +1501,7 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 			in = VGPU_CHUNK_IN_REMOTE;
 		} else if (vgpu_thrash_migrate_in(&c->thrash, &vdev->paging.prefetch_cfg,
 						  now)) {
-			vgpu_chunk_count_thrash(vm);
+			vgpu_chunk_pinned_locked(vm, c);
 			in = VGPU_CHUNK_IN_REMOTE;
 		}
 

@@ -38,6 +38,8 @@ struct vgpu_chunk_fault {
 	bool deferred;
 };
 
+void vgpu_chunk_pins_init(struct vgpu_device *vdev);
+void vgpu_chunk_pins_fini(struct vgpu_device *vdev);
 int vgpu_chunk_bo_init(struct vgpu_bo *bo);
 void vgpu_chunk_bo_fini(struct vgpu_bo *bo);
 bool vgpu_chunk_bo_busy(struct vgpu_bo *bo);

@@ -50,6 +50,8 @@ struct vgpu_vm;
  * @unit: the chunk's VRAM copy as a unit of the VRAM pool: its place in
  *	the eviction order while resident, its access history always.
  * @thrash: thrashing detector.
+ * @pinned: on &vgpu_paging.pinned while the thrashing detector keeps the
+ *	chunk in system memory.
  * @bo: the BO the chunk belongs to.
  * @block: the VRAM copy (a buddy block of the chunk size), or NULL while
  *	the chunk lives only in system memory.
@@ -68,6 +70,7 @@ struct vgpu_vm;
 struct vgpu_chunk {
 	struct vgpu_pool_unit unit;
 	struct vgpu_thrash thrash;
+	struct list_head pinned;
 	struct vgpu_bo *bo;
 	struct gpu_buddy_block *block;
 	struct dma_fence *copy;

@@ -59,9 +59,17 @@
  * stream of bouncing chunks that prefetch brings back ahead of the
  * faults would never be seen thrashing: strided sweeps over 4x VRAM
  * moved 3.4 times the bytes with prefetch that they moved without.)
- * PREFETCH and ADVISE, which userspace asks for, are not counted.  When
- * the pin expires
- * the chunk may migrate again, with a fresh window.  Thrash events are
+ * PREFETCH and ADVISE, which userspace asks for, are not counted.
+ *
+ * When the pin runs out the chunk comes back if it is still in use: the
+ * resolver keeps the pinned chunks in the order their pins run out, and a
+ * delayed work (and every fault batch; on a device in deterministic mode
+ * only the fault batches, whose clock is modeled time) takes the remote
+ * mappings of each expired one away, so that the GPU's next access faults
+ * and migrates it, with a fresh window.  A chunk nobody touches any more
+ * stays at home, unmapped (``thrash_unpins`` counts them all).  Without
+ * this, a chunk pinned while hot was served from system memory for good:
+ * its remote mapping never faulted again.  Thrash events are
  * counted per VM and globally.  @thrash_count follows the module
  * parameter ``thrash_count`` (0: no chunk is ever found thrashing).
  * The clock is vgpu_paging_clock(): wall time, or on a device in

@@ -63,6 +63,9 @@
 	X(THRASH_EVENTS, thrash_events, "thrash-events", COUNT, PAGING,	\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
 	  "chunks found thrashing and kept in system memory")		\
+	X(THRASH_UNPINS, thrash_unpins, NULL, COUNT, PAGING,		\
+	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
+	  "pinned chunks whose pin ran out, let come back")		\
 	X(FAULT_BATCHES, fault_batches, "fault-batches", COUNT, PAGING,	\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
 	  "batches the fault records were handled in")			\
