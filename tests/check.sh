@@ -111,11 +111,12 @@ build_libvgpu_program() {
 # install into a DESTDIR, a libvgpu program built with pkg-config against
 # it, the installed QEMU, a DKMS build of the installed source.
 run_host() {
-	echo "== host: make install, pkg-config, QEMU, DKMS; counters documented"
+	echo "== host: make install, pkg-config, QEMU, DKMS; counters documented; bench anchors"
 	"$TOP/tests/host/install.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/host.tap"
 	grep -q '^not ok' "$OUT/host.tap" && tail -n 40 "$OUT/host.log"
 	"$TOP/tests/host/docs-counters.sh" "$OUT" | grep -E '^(not )?ok ' | tee "$OUT/docs.tap"
 	grep -q '^not ok' "$OUT/docs.tap" && cat "$OUT/docs-counters.log"
+	"$TOP/tests/host/anchors.sh" | tee "$OUT/anchors.tap"
 	run_host_units
 	return 0
 }

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh - run vgpu-bench in a fresh guest and leave its CSV files (and
-# plots, where a suite has one) under build/bench/ on the host.
+# plots, where a suite has one) under build/bench/ on the host, with
+# the oversubscription results set against their published figures
+# (tools/vgpu-bench/anchors.sh, into build/bench/anchors.txt).
 #
 #   tools/vm/bench.sh [vgpu-bench arguments]
 #
@@ -30,6 +32,11 @@ ls -1 "$OUT"/*.csv | sed 's/^/  /'
 if [ -f "$OUT/oversub.csv" ] && [ -x "$TOP/tools/vgpu-bench/plot-oversub.sh" ]; then
 	"$TOP/tools/vgpu-bench/plot-oversub.sh" "$OUT/oversub.csv" "$OUT/oversub.png"
 	echo "plot: $OUT/oversub.png"
+fi
+if [ -f "$OUT/oversub.csv" ]; then
+	echo
+	echo "Results against published figures (modeled time; $OUT/anchors.txt):"
+	"$TOP/tools/vgpu-bench/anchors.sh" "$OUT" | tee "$OUT/anchors.txt" | sed 's/^/  /'
 fi
 
 [ "$sweep" = 1 ] || exit 0
