@@ -6,7 +6,8 @@
 # are generated and replayed.  Each replay must finish, report every
 # access of its trace, and fault (first touches at least); beyond VRAM it
 # must evict and migrate, and the fitting one must not evict; modeled
-# time must pass, and the compute time be the busiest queue's sum.  A trace
+# time must pass, the compute time be the busiest queue's sum, and the
+# modeled time include it (it runs on the device, as COMPUTE).  A trace
 # written by hand must give the TOUCHes, jobs, bytes read and written
 # and compute time it works out to.  A trace with a bad line must fail,
 # naming the file and line.  Prints TAP.
@@ -63,6 +64,8 @@ replay() {
 		[ "${faults:-0}" -gt 0 ] || ok=0
 		awk -v m="$ms" 'BEGIN { exit !(m > 0) }' || ok=0
 		[ -z "$compute" ] || [ "$(col "$csv" compute_s)" = "$compute" ] || ok=0
+		awk -v m="$ms" -v c="$(col "$csv" compute_s)" 'BEGIN { exit !(m >= c) }' ||
+			ok=0
 		if [ "$want" = evict ]; then
 			[ "${ev:-0}" -gt 0 ] && [ "${mig:-0}" -gt "$vram" ] || ok=0
 		else
@@ -84,7 +87,8 @@ replay gemm_25 25 gemm fit "" --tiles 2
 # By hand: 2 + 1 + 1 + 1 accesses on queue 0 make 4 TOUCHes (the first
 # two continue each other; an op change or compute time starts a new
 # one), 1 on queue 1; 128 + 1 + 1024 + 1 lines read, 2 + 1 written, and
-# the device reads the 5 TOUCHes' 36 bytes each from the command streams.
+# the device reads the 5 TOUCHes' 36 bytes each and the COMPUTE's 8 from
+# the command streams.
 cat > "$dir/hand.trace" <<EOT
 vgpu-trace 1 footprint=4194304
 # queue op offset size [compute_ns]
@@ -104,7 +108,7 @@ got=
 [ $st -eq 0 ] && [ -f "$h" ] && for c in accesses commands jobs bytes_read bytes_written compute_s; do
 	got="$got $c=$(col "$h" $c)"
 done
-want=" accesses=6 commands=5 jobs=2 bytes_read=$((1154 * 64 + 5 * 36)) bytes_written=$((3 * 64)) compute_s=0.000002"
+want=" accesses=6 commands=5 jobs=2 bytes_read=$((1154 * 64 + 5 * 36 + 8)) bytes_written=$((3 * 64)) compute_s=0.000002"
 diag "by hand:$got"
 t bench_replay.by_hand "[ \"$got\" = \"$want\" ]"
 

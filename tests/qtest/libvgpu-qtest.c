@@ -537,6 +537,17 @@ void st_tile(GArray *s, uint32_t flags, uint64_t va, uint32_t pitch,
     st_dws(s, dw, ARRAY_SIZE(dw));
 }
 
+void st_compute(GArray *s, uint32_t flags, uint32_t len, uint32_t ns)
+{
+    uint32_t i;
+
+    st_dw(s, VGPU_CMD_HEADER(VGPU_OP_COMPUTE, flags, len));
+    st_dw(s, ns);
+    for (i = 2; i < len; i++) {
+        st_dw(s, 0);
+    }
+}
+
 void st_call(GArray *s, uint64_t va, uint32_t ndw)
 {
     uint32_t dw[] = { VGPU_CMD_HEADER(VGPU_OP_CALL, 0, VGPU_CALL_LEN),
@@ -559,6 +570,11 @@ void q_emit_stream(VGPUTest *t, int q, const GArray *s)
         enc;                                                                \
         q_emit_stream(t, q, s_);                                            \
     } while (0)
+
+void cmd_compute(VGPUTest *t, int q, uint32_t ns)
+{
+    RING_CMD(t, q, st_compute(s_, 0, VGPU_COMPUTE_LEN, ns));
+}
 
 void cmd_nop(VGPUTest *t, int q, uint32_t len)
 {

@@ -166,6 +166,8 @@ void st_write1(GArray *s, uint64_t dst, uint32_t val);
 void st_fence(GArray *s, uint32_t flags, uint64_t dst, uint64_t seqno);
 void st_wait(GArray *s, uint64_t addr, uint64_t value);
 void st_timestamp(GArray *s, uint32_t flags, uint64_t dst);
+/* COMPUTE of @ns; @len and @flags as given (VGPU_COMPUTE_LEN, 0: valid). */
+void st_compute(GArray *s, uint32_t flags, uint32_t len, uint32_t ns);
 void st_touch(GArray *s, unsigned pattern, unsigned access, uint64_t va,
               uint64_t size, uint32_t stride, uint32_t count, uint32_t seed,
               uint32_t repeat);
@@ -195,6 +197,7 @@ void cmd_fence(VGPUTest *t, int q, uint64_t dst, uint64_t seqno,
                bool irq);
 void cmd_wait(VGPUTest *t, int q, uint64_t addr, uint64_t value);
 void cmd_timestamp(VGPUTest *t, int q, uint32_t flags, uint64_t dst);
+void cmd_compute(VGPUTest *t, int q, uint32_t ns);
 void cmd_touch(VGPUTest *t, int q, unsigned pattern, unsigned access,
                uint64_t va, uint64_t size, uint32_t stride,
                uint32_t count, uint32_t seed, uint32_t repeat);

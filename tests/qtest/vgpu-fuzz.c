@@ -504,7 +504,7 @@ static void gen_cmd(Fuzz *f, GArray *s, int c, bool in_stream)
     uint32_t data[64], n, i;
     uint64_t size, src, dst, seqno;
 
-    switch (below(f, 27)) {
+    switch (below(f, 28)) {
     case 0:
         st_nop(s, 1 + below(f, 8));
         break;
@@ -577,6 +577,12 @@ static void gen_cmd(Fuzz *f, GArray *s, int c, bool in_stream)
         break;
     case 23:
         gen_tile(f, s, c);
+        break;
+    case 24:
+        /* Mostly short, sometimes seconds; a bad length or flag at times. */
+        st_compute(s, chance(f, 10) ? 1 + below(f, 0xff) : 0,
+                   chance(f, 10) ? 1 + below(f, 4) : VGPU_COMPUTE_LEN,
+                   chance(f, 80) ? below(f, 100000) : rnd(f));
         break;
     default:
         if (chance(f, 60)) {

@@ -291,6 +291,73 @@ static void test_cost_timestamp(void)
 }
 
 /*
+ * COMPUTE adds its argument to the queue's clock and to the context's
+ * modeled time, on top of its command overhead, and moves no byte; a CALL
+ * stream may run it too (it is unprivileged work).  A wrong length or a
+ * flag is refused.
+ */
+static void test_cost_compute(void)
+{
+    const CostModel *m = &presets[VGPU_LINK_PCIE4];
+    const uint64_t miss = m->tlb_miss + 4 * m->walk_level;
+    g_autoptr(GArray) s = stream_new();
+    g_autoptr(GArray) bad = stream_new();
+    uint64_t c1, c2, ts, modeled, bytes;
+    VGPUTest t;
+    int i;
+
+    start_preset(&t, m, NULL);
+    g_assert(rd(&t, VGPU_REG_CAPS) & VGPU_CAPS_COMPUTE);
+    cmd_setup(&t);
+    cmd_timestamp(&t, 0, 0, CMD_VA);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    c1 = qclock(&t, 0);
+    modeled = ctr(&t, CTX, VGPU_CTR_MODELED_NS);
+    bytes = 0;
+    for (i = VGPU_CTR_VRAM_READ_BYTES; i <= VGPU_CTR_SYS_WRITE_BYTES; i++) {
+        bytes += ctr(&t, -1, i);
+    }
+    cmd_compute(&t, 0, 123456);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    g_assert_cmpuint(qclock(&t, 0), ==, c1 + m->cmd + 123456);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_MODELED_NS), ==,
+                     modeled + m->cmd + 123456);
+    for (i = VGPU_CTR_VRAM_READ_BYTES; i <= VGPU_CTR_SYS_WRITE_BYTES; i++) {
+        bytes -= ctr(&t, -1, i);
+    }
+    g_assert_cmpuint(bytes, ==, 0);
+
+    /* From a CALL stream: the TIMESTAMP after it sees its time. */
+    st_compute(s, 0, VGPU_COMPUTE_LEN, 5000);
+    st_timestamp(s, 0, CMD_VA + 8);
+    mem_write(&t, false, CMD_PA + 0x1000, s->data, s->len * 4);
+    c2 = qclock(&t, 0);
+    cmd_call(&t, 0, CMD_VA + 0x1000, s->len);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    ts = mem_rq(&t, false, CMD_PA + 8);
+    g_assert_cmpuint(ts, >=, c2 + 5000 + m->cmd);
+    g_assert_cmpuint(ts, <=, c2 + 5000 + 2 * (m->cmd + miss));
+
+    /* Refused: a length other than VGPU_COMPUTE_LEN, and any flag. */
+    st_compute(bad, 0, VGPU_COMPUTE_LEN + 1, 1);
+    q_emit_stream(&t, 0, bad);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_ERROR);
+    g_assert_cmpuint(q_error(&t, 0), ==, VGPU_QUEUE_ERROR_LENGTH);
+    g_array_set_size(bad, 0);
+    q_init(&t, 1, CTX);
+    st_compute(bad, 1, VGPU_COMPUTE_LEN, 1);
+    q_emit_stream(&t, 1, bad);
+    q_submit(&t, 1);
+    q_wait_state(&t, 1, VGPU_QUEUE_STATE_ERROR);
+    g_assert_cmpuint(q_error(&t, 1), ==, VGPU_QUEUE_ERROR_ARGUMENT);
+    vgpu_test_stop(&t);
+}
+
+/*
  * A WAIT satisfied by another queue's FENCE waited for it: queue 1 WAITs
  * for a value queue 0 FENCEs after a long TOUCH.  Queue 1's TIMESTAMP
  * after the WAIT reads queue 0's clock at its FENCE (its TIMESTAMP before
@@ -496,6 +563,7 @@ void vgpu_test_add_cost(void)
     ADD_TABLE("cost/touch", touch_cases, test_cost_touch);
     qtest_add_func("/vgpu/cost/gather", test_cost_gather);
     qtest_add_func("/vgpu/cost/timestamp", test_cost_timestamp);
+    qtest_add_func("/vgpu/cost/compute", test_cost_compute);
     qtest_add_func("/vgpu/cost/wait", test_cost_wait);
     qtest_add_data_func("/vgpu/cost/stall/pcie4", &presets[VGPU_LINK_PCIE4],
                         test_cost_stall);

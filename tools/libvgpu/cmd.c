@@ -146,6 +146,15 @@ void vgpu_cmd_timestamp(struct vgpu_cmd *cmd, uint64_t dst)
 	put64(p, dst);
 }
 
+void vgpu_cmd_compute(struct vgpu_cmd *cmd, uint32_t ns)
+{
+	uint32_t *p = cmd_begin(cmd, VGPU_OP_COMPUTE, 0, VGPU_COMPUTE_LEN);
+
+	if (!p)
+		return;
+	p[0] = ns;
+}
+
 void vgpu_cmd_touch_lanes(struct vgpu_cmd *cmd, uint32_t lanes, uint32_t pattern,
 			  uint32_t access, uint64_t va, uint64_t size, uint32_t stride,
 			  uint32_t count, uint32_t seed, uint32_t repeat)

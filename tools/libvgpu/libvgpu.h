@@ -304,6 +304,14 @@ void vgpu_cmd_wait(struct vgpu_cmd *cmd, uint64_t addr, uint64_t value);
 /** vgpu_cmd_timestamp() - TIMESTAMP: the queue's modeled clock (ns) to @dst. */
 void vgpu_cmd_timestamp(struct vgpu_cmd *cmd, uint64_t dst);
 /**
+ * vgpu_cmd_compute() - COMPUTE: @ns of modeled work that touches no memory
+ *
+ * The arithmetic of a kernel, between its memory accesses: it moves the
+ * queue's modeled clock and takes no host time (a device without
+ * %VGPU_CAPS_COMPUTE refuses it; hardware.rst, "Cost model").
+ */
+void vgpu_cmd_compute(struct vgpu_cmd *cmd, uint32_t ns);
+/**
  * vgpu_cmd_touch() - TOUCH: an access-pattern kernel
  * @cmd: stream
  * @pattern: ``VGPU_TOUCH_SEQUENTIAL``, ``_STRIDED`` or ``_RANDOM``

@@ -11,22 +11,24 @@
  * each other with the same op and no compute time between them, each
  * starting at the line where the previous one ended, merge into one
  * TOUCH.  Each queue's commands run in its own order on that exec queue,
- * in jobs of at most REPLAY_JOB_CMDS commands; the queues run side by
+ * in jobs of at most an inline EXEC's 64 KiB of commands; the queues run side by
  * side, one job each per round, and a round ends when all its jobs have.
  * Nothing orders one queue's accesses against another's.
  *
- * Compute time is not run on the device: it is summed per queue and
- * reported beside the modeled time (compute_s, the busiest queue's) and
- * added to it (modeled_with_compute_s: the slowest queue's modeled
- * time, the clock of its ring, plus its compute time).
+ * Compute time runs on the device: an access with compute time is
+ * preceded by a COMPUTE of that many ns (hardware.rst "Cost model"),
+ * which moves the queue's modeled clock and touches no memory, so the
+ * modeled time includes it, and a queue that computes holds back its own
+ * next access, not the others'.  compute_s reports the busiest queue's
+ * compute time.
  *
  * Columns: the trace's file name, footprint (MiB and percent of VRAM),
  * queues used, accesses, TOUCH commands, jobs, wall seconds, the VM's
- * modeled seconds (hardware.rst "Cost model", its fault stalls included),
- * compute_s, modeled_with_compute_s, the bytes the VM read and wrote
- * (device counters, VRAM and system memory: 64 per line and access, and
- * the device's fetch of the command streams, 36 bytes per TOUCH), and
- * the VM's paging counters:
+ * modeled seconds (hardware.rst "Cost model", its fault stalls and its
+ * compute included), compute_s, the bytes the VM read and wrote (device
+ * counters, VRAM and system memory: 64 per line and access, and the
+ * device's fetch of the command streams, 36 bytes per TOUCH and 8 per
+ * COMPUTE), and the VM's paging counters:
  * faults, bytes migrated into VRAM, evictions, thrashing events, chunks
  * mapped remote.
  *
@@ -41,8 +43,8 @@
 #include "bench_paging.h"
 #include "trace.h"
 
-/* TOUCH commands per job: their 36 bytes each within an inline EXEC. */
-#define REPLAY_JOB_CMDS	(DRM_VGPU_EXEC_MAX_CMDS_SIZE / (VGPU_TOUCH_LEN * 4) - 8)
+/* Dwords per job: its TOUCHes and COMPUTEs within an inline EXEC. */
+#define REPLAY_JOB_DW	(DRM_VGPU_EXEC_MAX_CMDS_SIZE / 4 - 8 * VGPU_TOUCH_LEN)
 #define LINE		64ull
 
 static const struct report_col cols[] = {
@@ -56,7 +58,6 @@ static const struct report_col cols[] = {
 	{ "seconds", REPORT_F64, 3 },
 	{ "modeled_s", REPORT_F64, 6 },
 	{ "compute_s", REPORT_F64, 6 },
-	{ "modeled_with_compute_s", REPORT_F64, 6 },
 	{ "bytes_read", REPORT_U64, 0 },
 	{ "bytes_written", REPORT_U64, 0 },
 	BENCH_SPAN_COLS,
@@ -85,6 +86,7 @@ static int stream_add(struct qstream *q, const struct trace_access *a)
 {
 	struct trace_access line = {
 		.offset = a->offset & ~(LINE - 1), .queue = a->queue, .op = a->op,
+		.compute_ns = a->compute_ns,
 	};
 	struct trace_access *last = q->t.n ? &q->t.acc[q->t.n - 1] : NULL;
 
@@ -98,18 +100,30 @@ static int stream_add(struct qstream *q, const struct trace_access *a)
 	return trace_add(&q->t, &line);
 }
 
+/* COMPUTEs of at most 2^32 - 1 ns each: the dwords @ns takes. */
+static uint64_t compute_dw(uint64_t ns)
+{
+	return (ns + UINT32_MAX - 1) / UINT32_MAX * VGPU_COMPUTE_LEN;
+}
+
 /* Submit @q's next job; *@jobs counts it.  0 or a negative errno. */
 static int stream_submit(struct vgpu_dev *dev, uint32_t queue, struct qstream *q,
 			 uint64_t va, struct vgpu_cmd *cmd, uint64_t *jobs)
 {
-	uint64_t end = q->done + REPLAY_JOB_CMDS;
 	const struct trace_access *t;
+	uint64_t ns, n;
 
-	if (end > q->t.n)
-		end = q->t.n;
 	vgpu_cmd_reset(cmd);
-	for (; q->done < end; q->done++) {
+	for (; q->done < q->t.n; q->done++) {
 		t = &q->t.acc[q->done];
+		/* At least one access per job, however long its compute. */
+		if (cmd->len && cmd->len + compute_dw(t->compute_ns) +
+				VGPU_TOUCH_LEN > REPLAY_JOB_DW)
+			break;
+		for (ns = t->compute_ns; ns; ns -= n) {
+			n = ns < UINT32_MAX ? ns : UINT32_MAX;
+			vgpu_cmd_compute(cmd, (uint32_t)n);
+		}
 		vgpu_cmd_touch(cmd, VGPU_TOUCH_SEQUENTIAL, touch_access[t->op],
 			       va + t->offset, t->size, 0, 0, 0, 1);
 	}
@@ -172,7 +186,7 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 		  const struct trace *tr)
 {
 	struct qstream qs[TRACE_MAX_QUEUES] = { 0 };
-	uint64_t i, cmds = 0, jobs = 0, compute = 0, slowest = 0, d;
+	uint64_t i, cmds = 0, jobs = 0, compute = 0, caps = 0;
 	uint64_t rd0, wr0, rd1, wr1;
 	uint32_t q, nq = 0;
 	struct bench_span sp;
@@ -183,6 +197,12 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 	ret = vgpu_open(&dev);
 	if (ret)
 		return ret;
+	ret = vgpu_get_param(&dev, DRM_VGPU_PARAM_CAPS, &caps);
+	if (!ret && !(caps & VGPU_CAPS_COMPUTE)) {
+		fprintf(stderr, "vgpu-bench: %s: the device has no COMPUTE for the compute time\n",
+			path);
+		ret = -EOPNOTSUPP;
+	}
 	for (i = 0; i < tr->n && !ret; i++) {
 		q = tr->acc[i].queue;
 		if (q >= dev.exec_queues) {
@@ -215,16 +235,13 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 		cmds += qs[q].t.n;
 		if (qs[q].compute_ns > compute)
 			compute = qs[q].compute_ns;
-		d = q < sp.m1.num_queues ? sp.m1.queue_ns[q] - sp.m0.queue_ns[q] : 0;
-		if (d + qs[q].compute_ns > slowest)
-			slowest = d + qs[q].compute_ns;
 	}
 	if (!ret)
 		ret = report_row(r, base_name(path), b.size >> 20,
 				 o->vram_size ? b.size * 100 / o->vram_size : 0,
 				 (uint64_t)nq, tr->n, cmds, jobs, sp.seconds,
 				 bench_modeled_s(sp.m0.vm_modeled_ns, sp.m1.vm_modeled_ns),
-				 compute / 1e9, slowest / 1e9, rd1 - rd0, wr1 - wr0,
+				 compute / 1e9, rd1 - rd0, wr1 - wr0,
 				 BENCH_SPAN_ROW(&sp));
 	bench_pbo_destroy(&dev, &b);
 out:

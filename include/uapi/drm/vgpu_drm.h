@@ -158,7 +158,7 @@ extern "C" {
  *	&drm_vgpu_exec_queue_create.ring accepts.
  * @DRM_VGPU_PARAM_CAPS: the device's capability register (``VGPU_CAPS_*`` in
  *	``vgpu_hw.h``; bit 5 says the device runs in strict checking mode,
- *	bit 13 in deterministic mode).
+ *	bit 13 in deterministic mode, bit 14 that it runs COMPUTE).
  * @DRM_VGPU_PARAM_MAX_BO_SIZE: largest size BO_CREATE accepts, in bytes.
  * @DRM_VGPU_PARAM_SVM: shared virtual memory: 0 if the driver cannot mirror
  *	process memory, else a mask of ``DRM_VGPU_SVM_*``: %DRM_VGPU_SVM_MIRROR

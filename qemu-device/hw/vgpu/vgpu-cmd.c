@@ -74,6 +74,7 @@ static const VGPUCmdDesc vgpu_cmds[] = {
                                 VGPU_TILE_FLAG_ACCESS_MASK |
                                 VGPU_TILE_FLAG_COLUMNS |
                                 VGPU_TILE_FLAG_RADIUS_MASK },
+    [VGPU_OP_COMPUTE] = { "COMPUTE", VGPU_COMPUTE_LEN, true },
 };
 
 /* The ring is privileged, the stream of a CALL is not. */
@@ -608,6 +609,13 @@ static VGPUCmdStatus vgpu_cmd_checksum(VGPUState *s, VGPUQueue *q,
     return VGPU_CMD_DONE;
 }
 
+/* The queue computes for dw1 ns of modeled time; nothing else happens. */
+static VGPUCmdStatus vgpu_cmd_compute(VGPUState *s, VGPUQueue *q)
+{
+    vgpu_cost_compute(s, q, q->cmd.arg[0]);
+    return VGPU_CMD_DONE;
+}
+
 /* Enter the CALL's stream: the next command comes from its start. */
 static VGPUCmdStatus vgpu_cmd_call(VGPUState *s, VGPUQueue *q)
 {
@@ -644,6 +652,8 @@ VGPUCmdStatus vgpu_cmd_exec(VGPUState *s, VGPUQueue *q, int64_t *budget)
         return vgpu_cmd_checksum(s, q, budget);
     case VGPU_OP_CALL:
         return vgpu_cmd_call(s, q);
+    case VGPU_OP_COMPUTE:
+        return vgpu_cmd_compute(s, q);
     case VGPU_OP_TOUCH:
     case VGPU_OP_GATHER:
     case VGPU_OP_SCATTER:

@@ -10,7 +10,7 @@
  * pacing.
  *
  * A command's cost, from what it did (VGPUCostTally, gathered by
- * vgpu_count() while its queue runs):
+ * vgpu_count() while its queue runs), plus for COMPUTE its argument:
  *
  *   cmd
  *   + max(vram_bytes * 1000 / vram_bw, link_bytes * 1000 / link_bw)
@@ -182,6 +182,17 @@ static void vgpu_cost_charge(VGPUState *s, VGPUQueue *q, uint64_t ns)
 {
     q->time.clock += ns;
     vgpu_count(s, q->context, VGPU_CTR_MODELED_NS, ns);
+}
+
+/*
+ * COMPUTE on @q: @ns of modeled work that touches no memory, charged as
+ * the command's own cost is (the command overhead comes on top).
+ */
+void vgpu_cost_compute(VGPUState *s, VGPUQueue *q, uint32_t ns)
+{
+    trace_vgpu_cost_compute(vgpu_queue_index(s, q), ns);
+    s->work_ns += ns;
+    vgpu_cost_charge(s, q, ns);
 }
 
 /* The command in flight on @q completed (or was cancelled): charge it. */

@@ -5,8 +5,8 @@
  * against each other (the exec queue's clock and the VM's counter are
  * charged the same amounts), against the model's formula over the VM's
  * device counters, and for a demand-paged BO against the stall rule
- * (fault service plus the kernel's copies meanwhile).  Hostile QUERY
- * arguments too.
+ * (fault service plus the kernel's copies meanwhile); COMPUTE charged as
+ * hardware.rst says.  Hostile QUERY arguments too.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -175,6 +175,45 @@ TEST_F(time, job_against_model)
 	EXPECT_GE(hi, dt) TH_LOG("modeled %llu ns above the model's %llu",
 				 (unsigned long long)dt, (unsigned long long)hi);
 	vgpu_bo_close(&self->dev, h);
+}
+
+/*
+ * COMPUTE through EXEC, from a user's command stream: the exec queue's
+ * clock, the VM's modeled time and fdinfo move by its nanoseconds plus
+ * the command overheads of the job, and no byte of data moves.
+ */
+TEST_F(time, compute_charges_its_time)
+{
+	const uint32_t ns = 2500000;
+	struct vgpu_cmd cmd;
+	struct snap a, b;
+	uint64_t dt, cmds, bytes;
+	int i;
+
+	if (!(self->dev.caps & VGPU_CAPS_COMPUTE))
+		SKIP(return, "device without COMPUTE (caps %#x)", self->dev.caps);
+	ASSERT_EQ(0, snap_take(&self->dev, &a));
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_compute(&cmd, ns);
+	vgpu_cmd_compute(&cmd, 0);
+	ASSERT_EQ(0, vgpu_run(&self->dev, 0, &cmd, TIMEOUT_NS));
+	vgpu_cmd_fini(&cmd);
+	ASSERT_EQ(0, snap_take(&self->dev, &b));
+
+	dt = D(&a, &b, t.vm_modeled_ns);
+	cmds = DCTR(&a, &b, VGPU_CTR_COMMANDS);
+	bytes = 0;
+	for (i = VGPU_CTR_VRAM_READ_BYTES; i <= VGPU_CTR_SYS_WRITE_BYTES; i++)
+		bytes += DCTR(&a, &b, i);
+	EXPECT_EQ(dt, D(&a, &b, t.queue_ns[0]));
+	EXPECT_EQ(b.t.vm_modeled_ns, b.fdinfo_modeled);
+	EXPECT_LE(3, cmds);	/* the CALL and the two COMPUTEs at least */
+	/* Each command's overhead, and a TLB miss and walk per page fetched. */
+	EXPECT_LE(ns + cmds * b.t.cmd_ns, dt);
+	EXPECT_GE(ns + cmds * (b.t.cmd_ns + b.t.tlb_miss_ns + 4 * b.t.link_lat_ns) +
+		  bytes * 1000 / b.t.link_bw + b.t.link_lat_ns, dt);
+	/* Only the command fetches moved bytes: no data. */
+	EXPECT_GE(cmds * 64, bytes);
 }
 
 /*

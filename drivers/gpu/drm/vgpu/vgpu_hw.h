@@ -60,9 +60,9 @@
 #define   VGPU_VERSION_MAJOR		1
 /*
  * Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model;
- * 5: GATHER, SCATTER, TILE; 6: lanes; 7: deterministic mode.
+ * 5: GATHER, SCATTER, TILE; 6: lanes; 7: deterministic mode; 8: COMPUTE.
  */
-#define   VGPU_VERSION_MINOR		7
+#define   VGPU_VERSION_MINOR		8
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -78,6 +78,7 @@
 #define   VGPU_CAPS_GATHER		VGPU_BIT(11)	/* GATHER, SCATTER, TILE */
 #define   VGPU_CAPS_LANES		VGPU_BIT(12)	/* VGPU_REG_LANES */
 #define   VGPU_CAPS_DETERMINISTIC	VGPU_BIT(13)	/* deterministic property on */
+#define   VGPU_CAPS_COMPUTE		VGPU_BIT(14)	/* VGPU_OP_COMPUTE */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -440,6 +441,12 @@
 #define   VGPU_TILE_FLAG_COLUMNS	VGPU_BIT(4)	/* tiles down, then across */
 #define   VGPU_TILE_FLAG_RADIUS_SHIFT	5	/* STENCIL: 1..7, BLOCK: 0 */
 #define   VGPU_TILE_FLAG_RADIUS_MASK	VGPU_MASK(7, 5)
+#define VGPU_OP_COMPUTE			0x0d	/* ns32: compute, modeled time only */
+#define   VGPU_COMPUTE_LEN		2
+/*
+ *  dw1: nanoseconds of work that touches no memory (the ALU part of a
+ *  kernel), added to the queue's clock; it takes no time on the host.
+ */
 
 /* ------------------------------------------------------- Fault record --- */
 
