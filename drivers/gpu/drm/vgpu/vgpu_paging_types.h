@@ -13,7 +13,7 @@
 
 #include "vgpu_prefetch_types.h"
 
-struct vgpu_fault_slot;
+struct vgpu_fault_batch;
 
 /**
  * struct vgpu_paging - the device's demand-paging state
@@ -23,9 +23,8 @@ struct vgpu_fault_slot;
  *	order their pins run out (&vgpu_chunk.pinned).
  * @unpin_work: lets the chunks on @pinned come back when their pins run
  *	out (the "Prefetch and thrashing detection" DOC).
- * @fault_lock: serialises fault draining.
- * @slots: the two fault batches of the fault thread's pipeline
- *	(vgpu_fault.c), under @fault_lock.
+ * @fault_lock: serialises fault draining (the interrupt thread and reset).
+ * @batch: the fault batch (under @fault_lock).
  *
  * &vgpu_pool.lock protects @prefetch_cfg, @pinned and the chunk tables of every
  * pageable BO (vgpu_chunk.c); the eviction order and the batch sequence
@@ -38,7 +37,7 @@ struct vgpu_paging {
 	struct delayed_work unpin_work;
 
 	struct mutex fault_lock;
-	struct vgpu_fault_slot *slots[2];
+	struct vgpu_fault_batch *batch;
 };
 
 #endif /* __VGPU_PAGING_TYPES_H__ */
