@@ -1414,11 +1414,25 @@ static void vgpu_chunk_pinned_locked(struct vgpu_vm *vm, struct vgpu_chunk *c)
 				   nsecs_to_jiffies(pg->prefetch_cfg.thrash_pin_ns) + 1);
 }
 
-/* The thrashing detector's clock: the batch's, or now without one. */
-static u64 vgpu_chunk_clock(struct vgpu_device *vdev,
-			    const struct vgpu_chunk_batch *cb)
+/*
+ * Does chunk @c, at home, have to stay in system memory rather than come
+ * into VRAM, by a fault or a prefetch of @vm?  Advised there, pinned by
+ * the thrashing detector, or pinned now by this return: then
+ * %VGPU_CHUNK_IN_REMOTE, else 0.
+ */
+static u32 vgpu_chunk_stays_home_locked(struct vgpu_vm *vm, struct vgpu_chunk *c,
+					const struct vgpu_chunk_batch *cb)
 {
-	return cb ? cb->now : vgpu_paging_clock(vdev);
+	struct vgpu_device *vdev = vm->vdev;
+	/* The thrashing detector's clock: the batch's, or now without one. */
+	u64 now = cb ? cb->now : vgpu_paging_clock(vdev);
+
+	if ((c->flags & VGPU_CHUNK_PREF_SYSTEM) || vgpu_thrash_pinned(&c->thrash, now))
+		return VGPU_CHUNK_IN_REMOTE;
+	if (!vgpu_thrash_migrate_in(&c->thrash, &vdev->paging.prefetch_cfg, now))
+		return 0;
+	vgpu_chunk_pinned_locked(vm, c);
+	return VGPU_CHUNK_IN_REMOTE;
 }
 
 /*
@@ -1433,11 +1447,9 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 				     struct vgpu_chunk_batch *cb)
 {
 	struct vgpu_device *vdev = vm->vdev;
-	struct vgpu_paging *pg = &vdev->paging;
 	enum vgpu_chunk_event ev = f->access_mask & BIT(VGPU_ACCESS_WRITE) ?
 				   VGPU_CHUNK_EV_GPU_WRITE : VGPU_CHUNK_EV_GPU_READ;
 	struct vgpu_chunk_act a = { .vm = vm, .gva = gva, .cb = cb, .f = f };
-	u64 now = vgpu_chunk_clock(vdev, cb);
 	u32 in = 0;
 	int ret;
 
@@ -1447,13 +1459,10 @@ static int vgpu_chunk_resolve_locked(struct vgpu_vm *vm, struct drm_gpuva *gva,
 		/* Not a victim of the page tables its mapping may need. */
 		c->unit.batch = vdev->pool.batch_seq;
 		vgpu_chunk_prefetch_used_locked(vdev, c);
-	} else if (vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE ||
-		   (c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
-		   vgpu_thrash_pinned(&c->thrash, now)) {
+	} else if (vgpu_policy_place(vdev) == VGPU_PLACE_REMOTE) {
 		in |= VGPU_CHUNK_IN_REMOTE;
-	} else if (vgpu_thrash_migrate_in(&c->thrash, &pg->prefetch_cfg, now)) {
-		vgpu_chunk_pinned_locked(vm, c);
-		in |= VGPU_CHUNK_IN_REMOTE;
+	} else {
+		in |= vgpu_chunk_stays_home_locked(vm, c, cb);
 	}
 	ret = vgpu_chunk_transition_locked(vdev, c, ev, in, &a);
 	/* No VRAM to be had: serve the access from system memory. */
@@ -1492,18 +1501,8 @@ static int vgpu_chunk_prefetch_va(struct vgpu_vm *vm, u64 va,
 		struct vgpu_chunk_act a = {
 			.vm = vm, .gva = gva, .cb = cb, .prefetch = true,
 		};
-		u64 now = vgpu_chunk_clock(vdev, cb);
-		u32 in = 0;
-
 		/* A prefetch brings a chunk back as a fault does. */
-		if ((c->flags & VGPU_CHUNK_PREF_SYSTEM) ||
-		    vgpu_thrash_pinned(&c->thrash, now)) {
-			in = VGPU_CHUNK_IN_REMOTE;
-		} else if (vgpu_thrash_migrate_in(&c->thrash, &vdev->paging.prefetch_cfg,
-						  now)) {
-			vgpu_chunk_pinned_locked(vm, c);
-			in = VGPU_CHUNK_IN_REMOTE;
-		}
+		u32 in = vgpu_chunk_stays_home_locked(vm, c, cb);
 
 		ret = vgpu_chunk_transition_locked(vdev, c, VGPU_CHUNK_EV_PREFETCH,
 						   in, &a);
