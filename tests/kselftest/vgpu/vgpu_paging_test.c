@@ -431,6 +431,12 @@ FIXTURE_SETUP(pageable)
 
 FIXTURE_TEARDOWN(pageable)
 {
+	char slow[PATH_MAX];
+
+	/* pageable.slow_fault_batch_is_not_a_hang, should it stop midway. */
+	if (!vgpu_test_debugfs_path(self->dev.fd, "slow_fault_pages_ms", slow,
+				    sizeof(slow)))
+		vgpu_test_write(slow, "0");
 	if (self->prefetch[0])
 		set_param("prefetch", self->prefetch);
 	if (self->thrash[0])
@@ -1502,6 +1508,63 @@ TEST_F_TIMEOUT(pageable, faulting_job_outlives_timeout, 120)
 		  pg.vm.faults_resolved - pg0.vm.faults_resolved);
 	if (t <= timeout_ns)
 		SKIP(return, "could not make a job run longer than the timeout");
+}
+
+/*
+ * One batch of faults that takes longer than two job timeouts is no hang
+ * when its pages keep being handled: each faulting page the fault thread
+ * handles counts as progress of its queue, not only the REPLAY at the end
+ * of the batch.  (A debug kernel under TCG took 7 s for a batch of 17
+ * pages of a CPU-address mirror, each evicting a block and bringing one
+ * in.)  Debugfs slow_fault_pages_ms makes every page slow: eight lanes
+ * fault on eight chunks at once, in one batch or two, each page handled
+ * in 0.4 of a timeout per pass.
+ */
+TEST_F_TIMEOUT(pageable, slow_fault_batch_is_not_a_hang, 180)
+{
+	const uint64_t lanes = 8, size = lanes * 2 * MiB;
+	struct drm_vgpu_query_paging pg0, pg;
+	uint64_t timeout_ms, batches, ns;
+	char slow[PATH_MAX], buf[32];
+	struct drm_vgpu_query_vm qvm;
+	uint32_t h;
+
+	if (dev_lanes(&self->dev) < lanes)
+		SKIP(return, "device has %u lanes", dev_lanes(&self->dev));
+	if (get_param("job_timeout_ms", buf, sizeof(buf)))
+		SKIP(return, "no job_timeout_ms parameter");
+	timeout_ms = strtoull(buf, NULL, 0);
+	if (vgpu_test_debugfs_path(self->dev.fd, "slow_fault_pages_ms", slow,
+				   sizeof(slow)))
+		SKIP(return, "no debugfs");
+	ASSERT_EQ(0, set_policy(&self->dev, "placement_policy", "migrate"));
+	ASSERT_EQ(0, set_param("prefetch", "0"));
+	ASSERT_EQ(0, vgpu_bo_create_pageable(&self->dev, size, &h, NULL));
+	ASSERT_EQ(0, vgpu_vm_map(&self->dev, h, 0, PVA, size, VGPU_MAP_RW));
+	ASSERT_EQ(0, paging(&self->dev, &pg0));
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(timeout_ms * 2 / 5));
+	ASSERT_EQ(0, vgpu_test_write(slow, buf));
+	EXPECT_EQ(0, touch_run_lanes(&self->dev, lanes, 0, VGPU_TOUCH_STRIDED,
+				     VGPU_TOUCH_READ, PVA, size, 64 * 1024, 0, 0));
+	ASSERT_EQ(0, vgpu_test_write(slow, "0"));
+	ASSERT_EQ(0, paging(&self->dev, &pg));
+
+	batches = pg.device.fault_batches - pg0.device.fault_batches;
+	ns = pg.device.fault_ns - pg0.device.fault_ns;
+	TH_LOG("%llu faults in %llu batches, %llu ms handling them (timeout %llu ms)",
+	       (unsigned long long)(pg.vm.faults - pg0.vm.faults),
+	       (unsigned long long)batches, (unsigned long long)(ns / 1000000),
+	       (unsigned long long)timeout_ms);
+	EXPECT_EQ(lanes, pg.vm.faults_resolved - pg0.vm.faults_resolved);
+	EXPECT_EQ(0, pg.vm.faults_cancelled - pg0.vm.faults_cancelled);
+	EXPECT_EQ(size, pg.vm.bytes_to_vram - pg0.vm.bytes_to_vram);
+	ASSERT_EQ(0, vgpu_query_vm(&self->dev, &qvm));
+	EXPECT_EQ(0, qvm.state & DRM_VGPU_VM_STATE_BANNED);
+	/* What makes it a test: some batch outlasted two timeouts. */
+	ASSERT_LT(0, batches);
+	EXPECT_LT(2 * timeout_ms * 1000000, ns / batches);
+	vgpu_bo_close(&self->dev, h);
 }
 
 /* Pageable BOs beyond guest memory fail cleanly. */

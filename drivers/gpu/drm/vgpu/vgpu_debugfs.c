@@ -639,4 +639,6 @@ void vgpu_debugfs_register(struct vgpu_device *vdev)
 			    &vgpu_reset_fops);
 	debugfs_create_atomic_t("fail_chunk_copies", 0600, drm->debugfs_root,
 				&vdev->migrate.fail_chunk_copies);
+	debugfs_create_u32("slow_fault_pages_ms", 0600, drm->debugfs_root,
+			   &vdev->paging.slow_fault_pages_ms);
 }

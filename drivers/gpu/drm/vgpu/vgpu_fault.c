@@ -5,6 +5,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -259,13 +260,19 @@ static void vgpu_fault_handle_group(struct vgpu_device *vdev,
 			/* What the first pass found (a migration) is kept. */
 			.res = !cb && i == first ? g->later_res : 0,
 		};
+		u32 slow_ms = READ_ONCE(vdev->paging.slow_fault_pages_ms);
+
+		if (slow_ms)
+			msleep(slow_ms);
 
 		switch (vgpu_fault_handle(vdev, e, &prev, &cf, cb)) {
 		case VGPU_FAULT_LATER:
+			vgpu_queue_progress(vdev, queues);
 			g->later = i;
 			g->later_res = cf.res;
 			return;
 		case VGPU_FAULT_REPLAY:
+			vgpu_queue_progress(vdev, queues);
 			replay[0] |= queues;
 			(*resolved)++;
 			break;

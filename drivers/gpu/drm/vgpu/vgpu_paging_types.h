@@ -25,6 +25,9 @@ struct vgpu_fault_batch;
  *	out (the "Prefetch and thrashing detection" DOC).
  * @fault_lock: serialises fault draining (the interrupt thread and reset).
  * @batch: the fault batch (under @fault_lock).
+ * @slow_fault_pages_ms: testing (debugfs ``slow_fault_pages_ms``): the
+ *	fault thread sleeps this long before each faulting page it handles,
+ *	as if every page had a slow migration.
  *
  * &vgpu_pool.lock protects @prefetch_cfg, @pinned and the chunk tables of every
  * pageable BO (vgpu_chunk.c); the eviction order and the batch sequence
@@ -38,6 +41,7 @@ struct vgpu_paging {
 
 	struct mutex fault_lock;
 	struct vgpu_fault_batch *batch;
+	u32 slow_fault_pages_ms;
 };
 
 #endif /* __VGPU_PAGING_TYPES_H__ */

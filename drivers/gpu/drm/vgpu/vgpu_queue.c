@@ -70,11 +70,16 @@
  * first asks whether the job at the head of the queue moved since the last
  * check:
  *
- * - the fault thread answered the queue with REPLAY at least once
- *   (vgpu_queue_replay() counts them in &vgpu_queue.replays), or
+ * - the fault thread answered the queue with REPLAY, or handled one of
+ *   its faulting pages (migrated or mapped it, or queued its copy), at
+ *   least once (vgpu_queue_replay() and vgpu_queue_progress() count them
+ *   in &vgpu_queue.progress): one batch of faults can take longer than
+ *   the timeout when each of its pages has a chunk to evict and one to
+ *   bring in, or
  * - the command being run changed (``QUEUE_CMD_OFFSET``, and
  *   ``QUEUE_CALL_OFFSET`` inside a CALL).  The first check of a job has no
- *   earlier position to compare with, and only REPLAYs count.
+ *   earlier position to compare with, and only the fault thread's work
+ *   counts.
  *
  * A job that moved is alive: its timeout is extended by another
  * ``job_timeout_ms``.  drm_sched of Linux 6.12 has no "no hang" status,
@@ -283,17 +288,35 @@ void vgpu_queue_error(struct vgpu_queue *q)
  * @vdev: vgpu device
  * @id: hardware queue
  *
- * Writes REPLAY and counts it in &vgpu_queue.replays: the queue's job
+ * Writes REPLAY and counts it in &vgpu_queue.progress: the queue's job
  * made progress (see "job timeout and progress").
  *
  * Context: the fault interrupt thread.
  */
 void vgpu_queue_replay(struct vgpu_device *vdev, u32 id)
 {
-	if (id < vdev->nr_queues)
-		atomic_inc(&vdev->queues[id].replays);
+	vgpu_queue_progress(vdev, BIT(id));
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(id, VGPU_QUEUE_CONTROL),
 		  VGPU_QUEUE_CONTROL_REPLAY);
+}
+
+/**
+ * vgpu_queue_progress() - the fault thread worked for stalled queues
+ * @vdev: vgpu device
+ * @queues: mask of hardware queues
+ *
+ * Counts in &vgpu_queue.progress of each queue of @queues that the fault
+ * thread handled one of its faulting pages or answered it: its job is not
+ * hung (see "job timeout and progress").
+ *
+ * Context: the fault interrupt thread.
+ */
+void vgpu_queue_progress(struct vgpu_device *vdev, unsigned long queues)
+{
+	u32 id;
+
+	for_each_set_bit(id, &queues, vdev->nr_queues)
+		atomic_inc(&vdev->queues[id].progress);
 }
 
 /**
@@ -391,7 +414,7 @@ static struct dma_fence *vgpu_run_job(struct drm_sched_job *sched_job)
 	hf->job = job;
 	hf->vm = vm;
 	hf->emitted_ns = ktime_get_ns();
-	hf->tdr_replays = atomic_read(&q->replays);
+	hf->tdr_progress = atomic_read(&q->progress);
 	hf->tdr_pos = VGPU_QUEUE_POS_NONE;
 	hf->tdr_extended_ms = 0;
 	spin_unlock_irqrestore(&q->fence_lock, flags);
@@ -501,7 +524,7 @@ static void vgpu_queue_resubmit(struct vgpu_queue *q,
 static bool vgpu_job_extend(struct vgpu_queue *q, struct vgpu_hw_fence *hf)
 {
 	u32 max_ms = READ_ONCE(vgpu_job_timeout_max_ms);
-	u32 replays;
+	u32 progress;
 	bool moved;
 	u64 pos;
 
@@ -510,11 +533,11 @@ static bool vgpu_job_extend(struct vgpu_queue *q, struct vgpu_hw_fence *hf)
 	    vgpu_vm_banned(hf->vm))
 		return false;
 
-	replays = atomic_read(&q->replays);
+	progress = atomic_read(&q->progress);
 	pos = vgpu_queue_pos(q);
-	moved = replays != hf->tdr_replays ||
+	moved = progress != hf->tdr_progress ||
 		(hf->tdr_pos != VGPU_QUEUE_POS_NONE && pos != hf->tdr_pos);
-	hf->tdr_replays = replays;
+	hf->tdr_progress = progress;
 	hf->tdr_pos = pos;
 	if (!moved)
 		return false;

@@ -33,7 +33,7 @@ struct vgpu_vm;
  * @ctx_held: the job pins its VM's hardware context until the fence signals.
  * @ctx_error: why prepare_job got no context (-ENODEV, -ENOMEM), if so.
  * @inited: @base was initialised (run_job ran).
- * @tdr_replays: &vgpu_queue.replays at the last timeout check of the job
+ * @tdr_progress: &vgpu_queue.progress at the last timeout check of the job
  *	(at run_job before the first); the timeout handler only.
  * @tdr_pos: command position (vgpu_queue_pos()) at the last timeout check,
  *	%VGPU_QUEUE_POS_NONE before the first; the timeout handler only.
@@ -48,7 +48,7 @@ struct vgpu_hw_fence {
 	bool ctx_held;
 	int ctx_error;
 	bool inited;
-	u32 tdr_replays;
+	u32 tdr_progress;
 	u64 tdr_pos;
 	u32 tdr_extended_ms;
 };
@@ -76,8 +76,9 @@ struct vgpu_hw_fence {
  *	VM (vgpu_fdinfo_engine_charge(), under @fence_lock).
  * @error: cause the queue stopped with (``VGPU_QUEUE_ERROR_*``), read by
  *	the timeout handler.
- * @replays: REPLAYs the fault thread issued on the queue
- *	(vgpu_queue_replay()); the timeout handler reads it as a sign of
+ * @progress: REPLAYs the fault thread issued on the queue and faulting
+ *	pages of the queue it handled (vgpu_queue_replay(),
+ *	vgpu_queue_progress()); the timeout handler reads it as a sign of
  *	progress.
  */
 struct vgpu_queue {
@@ -97,7 +98,7 @@ struct vgpu_queue {
 	struct list_head pending;
 	u64 busy_until;
 	u32 error;
-	atomic_t replays;
+	atomic_t progress;
 };
 
 int vgpu_queues_init(struct vgpu_device *vdev);
@@ -108,6 +109,7 @@ void vgpu_queues_restart(struct vgpu_device *vdev);
 void vgpu_queue_complete(struct vgpu_queue *q);
 void vgpu_queue_error(struct vgpu_queue *q);
 void vgpu_queue_replay(struct vgpu_device *vdev, u32 id);
+void vgpu_queue_progress(struct vgpu_device *vdev, unsigned long queues);
 struct dma_fence *vgpu_queues_vm_fence(struct vgpu_device *vdev,
 				       struct vgpu_vm *vm);
 u32 vgpu_exec_queues(struct vgpu_device *vdev);
