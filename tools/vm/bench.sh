@@ -53,9 +53,10 @@ for v in ${VGPU_BENCH_SCALE_VRAM:-64M 256M 1G 2G}; do
 	row=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["scenario"] == "private" && $c["lanes"] == 1 &&
 		$c["batch_limit"] == 1 {
-			printf "%.0f %.0f %.0f\n", $c["ns_per_fault"],
-			       $c["handling_ns_per_fault"],
-			       $c["fault_ns"] / ($c["bytes_migrated"] / 1048576)
+			printf "%.0f %.0f %.0f\n", $c["total_ns_per_fault"],
+			       $c["ns_per_fault"],
+			       $c["total_ns_per_fault"] * $c["faults"] /
+			       ($c["bytes_migrated"] / 1048576)
 		}' "$d/batching.csv" 2>/dev/null || true)
 	if [ -z "$row" ]; then
 		printf '  %-6s %12s (no result, see %s)\n' "$v" - "$d/log"

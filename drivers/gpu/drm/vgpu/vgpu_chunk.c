@@ -77,10 +77,13 @@
  * batch's copy-engine batch (see "copy
  * engine"), and &vgpu_chunk.copy holds the batch's fence; a fault whose
  * chunk is being copied is left for later (-EINPROGRESS).  Then
- * vgpu_chunk_batch_finish() submits the copies as one or few jobs, waits
- * for them once, and maps the prefetched chunks; and the faults left for
- * later are resolved again, which maps the new VRAM copies; then the
- * stalled queues replay.  So the page tables never point at a VRAM copy
+ * vgpu_chunk_batch_kick() submits the copies as one or few jobs, and the
+ * fault thread goes on with the next batch; at the batch's completion
+ * vgpu_chunk_batch_finish() waits for them once and maps the prefetched
+ * chunks; and the faults left for later are resolved again, which maps
+ * the new VRAM copies; then the stalled queues replay.  Until then the
+ * batch's chunks are held in VRAM (vgpu_chunk_batch_hold()).  So the
+ * page tables never point at a VRAM copy
  * before its copy is done: the order is unmap (and TLB invalidation),
  * copy, wait, map, replay.  The victims that make room for a batch's
  * copies are evicted into the batch too: each loses its leaves in every
@@ -227,7 +230,9 @@
  * (levels 1 to 3 may stay held).  That is safe because the fault thread,
  * which owns the only batches left open for a while, submits its queued
  * copies before it sleeps on a VM's lock or a reservation, or populates a
- * BO (vgpu_chunk_batch_kick()): a CPU fault waiting with a reservation
+ * BO (vgpu_chunk_batch_kick()), and submits them all at the end of a
+ * batch's first half, before it goes on to the next batch (whose faults
+ * may wait for them): a CPU fault waiting with a reservation
  * held never waits for copies that wait for that reservation.  Every
  * other path waits for its own copies before it lets go of
  * &vgpu_pool.lock.
@@ -661,17 +666,39 @@ static void vgpu_chunk_prefetch_used_locked(struct vgpu_device *vdev,
  * @vdev: vgpu device
  *
  * Begins a batch of the VRAM pool (vgpu_pool_begin()): chunks brought in
- * from now on are protected from eviction until the next batch.
+ * from now on are protected from eviction until the next batch, or for
+ * longer with vgpu_chunk_batch_hold().
+ *
+ * Return: the pool's number of the batch.
  */
-void vgpu_chunk_batch_begin(struct vgpu_device *vdev)
+u64 vgpu_chunk_batch_begin(struct vgpu_device *vdev)
 {
 	struct vgpu_pool *pool = &vdev->pool;
+	u64 seq;
 
 	vgpu_pool_lock(pool);
 	/* On a device in deterministic mode, the only place they come back. */
 	vgpu_chunk_unpin_locked(vdev, vgpu_paging_clock(vdev));
 	vgpu_pool_begin_locked(pool);
+	seq = pool->batch_seq;
 	vgpu_pool_unlock(pool);
+	return seq;
+}
+
+/**
+ * vgpu_chunk_batch_hold() - keep the chunks of some batches in VRAM
+ * @vdev: vgpu device
+ * @seq: chunks brought in by the batch vgpu_chunk_batch_begin() numbered
+ *	@seq, and by every later one, are no victims (0: none but the
+ *	current batch's)
+ *
+ * For the fault thread, whose batches' copies run on while it reads the
+ * next batch: a batch's chunks are mapped once its copies are done, and
+ * must not be evicted before.
+ */
+void vgpu_chunk_batch_hold(struct vgpu_device *vdev, u64 seq)
+{
+	vgpu_pool_hold(&vdev->pool, seq);
 }
 
 /* ------------------------------------------------------------ copies --- */
@@ -808,11 +835,14 @@ static int vgpu_chunk_copy_wait_locked(struct vgpu_device *vdev,
 	lockdep_assert_held(&pool->lock);
 	while (c->copy) {
 		struct dma_fence *f = dma_fence_get(c->copy);
+		u64 start = ktime_get_ns();
 
 		if (cb && vgpu_migrate_batch_owns(&cb->copy, f))
 			vgpu_chunk_batch_submit_locked(cb);
 		vgpu_pool_unlock(pool);
 		dma_fence_wait(f, false);
+		if (cb)
+			cb->wait_ns += ktime_get_ns() - start;
 		vgpu_pool_lock(pool);
 		dma_fence_put(f);
 		err = vgpu_chunk_copy_done_locked(vdev, c) ?: err;
@@ -1577,17 +1607,18 @@ void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev
 /**
  * vgpu_chunk_batch_finish() - run a batch's copies and wait for them
  * @cb: batch, from vgpu_chunk_batch_init(); empty afterwards
+ * @wait_ns: if not NULL, set to the time spent waiting for the copies
  *
  * Submits what is still queued, waits once for all of it, ends each
  * chunk's copy (a failed one leaves the chunk in system memory), maps
  * the prefetched chunks and drops the batch's references.  The faults
  * that vgpu_chunk_fault() deferred can then be resolved again.
  *
- * Context: the fault thread, no lock held; or PREFETCH / ADVISE, with
- * only &vgpu_chunk_batch.locked_vm's lock held.
+ * Context: the fault batch's completion (vgpu_fault.c), no lock held; or
+ * PREFETCH / ADVISE, with only &vgpu_chunk_batch.locked_vm's lock held.
  * Return: 0, or the error of the first copy that failed.
  */
-int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
+int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb, u64 *wait_ns)
 {
 	struct vgpu_device *vdev = cb->copy.vdev;
 	struct vgpu_vm *locked = cb->locked_vm;
@@ -1604,9 +1635,8 @@ int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb)
 		if (!err)
 			err = ret;
 	}
-	if (!locked)
-		vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_COPY_WAIT_NS,
-			       ktime_get_ns() - start);
+	if (wait_ns)
+		*wait_ns = ktime_get_ns() - start;
 	/* Every copy back out of them is done. */
 	list_for_each_entry_safe(block, next, &cb->spare, link) {
 		list_del(&block->link);
@@ -1837,7 +1867,7 @@ static int vgpu_chunk_range_batched(struct vgpu_vm *vm, u64 va, u64 range,
 	vgpu_chunk_batch_begin(vm->vdev);
 	ret = vgpu_chunk_for_each(vm, va, range, cb, fn, arg);
 	/* What was queued is done with either way. */
-	err = vgpu_chunk_batch_finish(cb);
+	err = vgpu_chunk_batch_finish(cb, NULL);
 	return ret ?: err;
 }
 

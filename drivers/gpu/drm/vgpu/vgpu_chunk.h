@@ -46,10 +46,11 @@ bool vgpu_chunk_bo_busy(struct vgpu_bo *bo);
 int vgpu_chunk_cpu_fault(struct vgpu_bo *bo, pgoff_t page, bool write,
 			 pgoff_t *num_prefault, bool *read_only);
 
-void vgpu_chunk_batch_begin(struct vgpu_device *vdev);
+u64 vgpu_chunk_batch_begin(struct vgpu_device *vdev);
+void vgpu_chunk_batch_hold(struct vgpu_device *vdev, u64 seq);
 void vgpu_chunk_batch_init(struct vgpu_chunk_batch *cb, struct vgpu_device *vdev,
 			   struct vgpu_vm *locked_vm);
-int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb);
+int vgpu_chunk_batch_finish(struct vgpu_chunk_batch *cb, u64 *wait_ns);
 void vgpu_chunk_lock_vm(struct vgpu_vm *vm, struct vgpu_chunk_batch *cb);
 void vgpu_chunk_batch_kick(struct vgpu_chunk_batch *cb);
 int vgpu_chunk_fault(struct vgpu_vm *vm, struct vgpu_chunk_fault *f,

@@ -123,6 +123,8 @@ struct vgpu_chunk_victim {
  * @id: unique among batches (&vgpu_chunk.batch).
  * @now: the thrashing detector's clock when the batch began
  *	(vgpu_paging_clock()).
+ * @wait_ns: time its owner waited for other batches' copies of chunks
+ *	it needed (vgpu_chunk_copy_wait_locked()).
  * @prefetch_left: chunks the prefetch detectors may still suggest in this
  *	batch: a quarter of VRAM at the start ("Prefetch and thrashing
  *	detection").
@@ -161,6 +163,7 @@ struct vgpu_chunk_batch {
 	struct list_head spare;
 	u64 id;
 	u64 now;
+	u64 wait_ns;
 	unsigned int prefetch_left;
 	struct vgpu_chunk_victim *victims;
 	unsigned int nr_victims;

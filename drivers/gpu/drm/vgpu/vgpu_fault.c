@@ -9,6 +9,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/slab.h>
 
 #include <drm/drm_print.h>
 
@@ -38,8 +39,27 @@
  * A fault on pageable memory (%DRM_VGPU_BO_PAGEABLE) is resolved by
  * migrating or mapping its chunk (see "Pageable BOs and chunk
  * migration"), one in a CPU-address mirror by mapping the process's
- * pages (see "CPU-address mirrors (SVM)"), and the stalled queue is answered with REPLAY, once per
- * queue per batch however many records it produced.
+ * pages (see "CPU-address mirrors (SVM)"), and the stalled queue is
+ * answered with REPLAY, once per queue per batch however many records it
+ * produced.
+ *
+ * The thread runs the batches as a two-stage pipeline over two slots
+ * (&struct vgpu_fault_slot).  The first half of a batch resolves every
+ * page and submits the chunk copies it needs; then, instead of waiting,
+ * the thread reads and resolves the next batch (if records are waiting)
+ * while the copy engine copies, and only then completes the first: one
+ * wait for its copies (by then mostly done), the mappings of the copied
+ * chunks, and its answers.  The chunks of a batch whose copies run are
+ * held in VRAM until its completion (vgpu_chunk_batch_hold()): the next
+ * batch may evict anything else.  A fault of the next batch on a chunk
+ * still being copied waits for that copy, as any fault does.  A batch
+ * that queued no chunk copy (its pages were only mapped, or are in a
+ * CPU-address mirror) is completed at once.  On a
+ * device in deterministic mode (hardware.rst "Deterministic mode") there
+ * is no overlap: a batch completes before the next is read, so that
+ * what the batches decide does not depend on how long copies take.
+ * ``fault_ns`` counts the thread's time in both halves, without the
+ * wait for the copies, which ``fault_copy_wait_ns`` counts.
  *
  * Any other fault — nothing mapped, a mapping without the permission, an
  * ordinary BO, or pageable memory that cannot be had — is unresolvable.
@@ -85,45 +105,6 @@ void vgpu_fault_hw_init(struct vgpu_device *vdev)
 	vgpu_wr64(vdev, VGPU_REG_FAULT_BUF_LO, vgpu_fault_buf_desc(vdev));
 	if (vgpu_rd32(vdev, VGPU_REG_STATUS) & VGPU_STATUS_FAULT_BUF_ERROR)
 		drm_err(&vdev->drm, "device refused the fault buffer\n");
-}
-
-/**
- * vgpu_fault_init() - allocate the fault buffer and hand it to the device
- * @vdev: vgpu device
- *
- * Return: 0 or -ENOMEM.
- */
-int vgpu_fault_init(struct vgpu_device *vdev)
-{
-	int ret;
-
-	/* The paging state holds the fault batch. */
-	ret = vgpu_paging_init(vdev);
-	if (ret)
-		return ret;
-	vdev->fault.entries = clamp_t(u32, roundup_pow_of_two(2 * vdev->lanes * vdev->num_queues),
-				      VGPU_FAULT_ENTRIES_MIN, VGPU_FAULT_BUF_ENTRIES_MAX);
-	vdev->fault.records = dma_alloc_coherent(vdev->drm.dev,
-						 vdev->fault.entries * VGPU_FAULT_RECORD_SIZE,
-						 &vdev->fault.dma, GFP_KERNEL);
-	if (!vdev->fault.records) {
-		vgpu_paging_fini(vdev);
-		return -ENOMEM;
-	}
-	vgpu_fault_hw_init(vdev);
-	return 0;
-}
-
-/**
- * vgpu_fault_fini() - take the fault buffer back from the device and free it
- * @vdev: vgpu device, interrupts off
- */
-void vgpu_fault_fini(struct vgpu_device *vdev)
-{
-	vgpu_wr64(vdev, VGPU_REG_FAULT_BUF_LO, 0);
-	dma_free_coherent(vdev->drm.dev, vdev->fault.entries * VGPU_FAULT_RECORD_SIZE,
-			  vdev->fault.records, vdev->fault.dma);
-	vgpu_paging_fini(vdev);
 }
 
 static bool vgpu_fault_read(struct vgpu_device *vdev, struct vgpu_fault *f)
@@ -283,99 +264,164 @@ static void vgpu_fault_handle_group(struct vgpu_device *vdev,
 	}
 }
 
-/*
- * Reads up to the batch limit of records, sorts, de-duplicates and groups
- * them, and handles each faulting page once: first every page of the
- * batch, queueing the copies into VRAM on the copy engine without waiting
- * (vgpu_chunk_fault() with a batch), then, once they are all done
- * (vgpu_chunk_batch_finish()), the pages left for later, which maps the
- * copies.  Sets the stalled queues in @replay or, if one of their pages
- * could not be resolved, in @cancel.
- *
- * Return: true if the batch filled up (more records may be waiting).
+/**
+ * struct vgpu_fault_slot - a fault batch, from its first pass to its answers
+ * @b: the records.
+ * @cb: the chunk copies its first pass queued.
+ * @replay: queues to REPLAY once the copies are done.
+ * @cancel: queues to CANCEL (a page of theirs could not be resolved).
+ * @resolved: pages resolved.
+ * @later: some pages wait for the copies.
+ * @pool_seq: the VRAM pool's number of the batch (vgpu_chunk_batch_begin()).
  */
-static bool vgpu_fault_drain_batch(struct vgpu_device *vdev,
-				   struct vgpu_fault_batch *b,
-				   unsigned long *replay, unsigned long *cancel)
-{
+struct vgpu_fault_slot {
+	struct vgpu_fault_batch *b;
 	struct vgpu_chunk_batch cb;
-	struct vgpu_fault_batch_entry *e;
+	DECLARE_BITMAP(replay, VGPU_NUM_QUEUES);
+	DECLARE_BITMAP(cancel, VGPU_NUM_QUEUES);
+	u32 resolved;
+	bool later;
+	u64 pool_seq;
+};
+
+/*
+ * The first half of a batch: reads up to the batch limit of records into
+ * @s, sorts, de-duplicates and groups them, and handles each faulting
+ * page once, queueing the copies into VRAM on the copy engine
+ * (vgpu_chunk_fault() with a batch); a page whose chunk is being copied
+ * is left for later.  The copies are submitted, and the batch's chunks
+ * held in VRAM from @hold_seq on (that of the batch still waiting for its
+ * copies, or 0 for this batch's own) until the completion.
+ *
+ * Return: the number of records read.
+ */
+static u32 vgpu_fault_begin_batch(struct vgpu_device *vdev, struct vgpu_fault_slot *s,
+				  u64 hold_seq)
+{
+	struct vgpu_fault_batch *b = s->b;
 	struct vgpu_fault_group *g;
 	struct vgpu_vm *last = NULL;
 	u64 start = ktime_get_ns();
-	u32 i, resolved = 0;
 	struct vgpu_fault f;
-	bool full, later = false;
 
 	vgpu_fault_batch_reset(b);
-	/* Each record takes a reference on its VM, dropped below. */
+	vgpu_fault_batch_set_limit(b, vgpu_paging_fault_batch_limit());
+	/* Each record takes a reference on its VM, dropped at completion. */
 	while (!vgpu_fault_batch_full(b) && vgpu_fault_read(vdev, &f))
 		vgpu_fault_batch_add(b, vgpu_ctx_owner_get(vdev, f.ctx), &f);
-	full = vgpu_fault_batch_full(b);
 	vgpu_wr32(vdev, VGPU_REG_FAULT_BUF_HEAD, vdev->fault.head);
 	if (!b->nr_records)
-		return false;
+		return 0;
 
 	vgpu_fault_batch_sort(b);
-	vgpu_chunk_batch_begin(vdev);
-	vgpu_chunk_batch_init(&cb, vdev, NULL);
+	bitmap_zero(s->replay, VGPU_NUM_QUEUES);
+	bitmap_zero(s->cancel, VGPU_NUM_QUEUES);
+	s->resolved = 0;
+	s->later = false;
+	s->pool_seq = vgpu_chunk_batch_begin(vdev);
+	vgpu_chunk_batch_hold(vdev, hold_seq ?: s->pool_seq);
+	vgpu_chunk_batch_init(&s->cb, vdev, NULL);
 	vgpu_fault_batch_for_each_group(b, g) {
 		if (g->vm && g->vm != last)
 			vgpu_stats_vm_add(g->vm, VGPU_STAT_FAULT_BATCHES, 1);
 		last = g->vm;
-		vgpu_fault_handle_group(vdev, b, g, g->first, &cb, replay,
-					cancel, &resolved);
-		later |= g->later < g->first + g->nr;
+		vgpu_fault_handle_group(vdev, b, g, g->first, &s->cb, s->replay,
+					s->cancel, &s->resolved);
+		s->later |= g->later < g->first + g->nr;
 	}
-	/* One wait for every copy of the batch, then the mappings. */
-	vgpu_chunk_batch_finish(&cb);
+	vgpu_chunk_batch_kick(&s->cb);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_BATCHES, 1);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_HANDLED, b->nr_records);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_DUPLICATES, b->nr_records - b->nr);
+	/* Faults on chunks the previous batch still copies waited for them. */
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_COPY_WAIT_NS, s->cb.wait_ns);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_NS,
+		       ktime_get_ns() - start - s->cb.wait_ns);
+	return b->nr_records;
+}
+
+/*
+ * The second half of a batch: waits once for every copy the first pass
+ * queued, resolves the pages left for later (which maps the copies) and
+ * answers the batch's queues, once each however many records they wrote:
+ * CANCEL if one of their pages could not be resolved, else REPLAY.  The
+ * wait is counted apart (fault_copy_wait_ns), not in fault_ns.
+ */
+static void vgpu_fault_complete(struct vgpu_device *vdev, struct vgpu_fault_slot *s)
+{
+	struct vgpu_fault_batch *b = s->b;
+	struct vgpu_fault_batch_entry *e;
+	struct vgpu_fault_group *g;
+	u64 start = ktime_get_ns(), wait = 0;
+	u32 i, q;
+
+	vgpu_chunk_batch_finish(&s->cb, &wait);
 	vgpu_fault_batch_for_each_group(b, g)
-		if (later && g->later < g->first + g->nr)
+		if (s->later && g->later < g->first + g->nr)
 			vgpu_fault_handle_group(vdev, b, g, g->later, NULL,
-						replay, cancel, &resolved);
+						s->replay, s->cancel, &s->resolved);
 	for (e = b->entries; e < b->entries + b->nr; e++)
 		for (i = 0; e->vm && i <= e->dups; i++)
 			vgpu_vm_put(e->vm);
 	/* The device's totals, of records without a VM too. */
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_BATCHES, 1);
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_HANDLED, b->nr_records);
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_DUPLICATES, b->nr_records - b->nr);
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_RESOLVED, resolved);
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_CANCELLED, b->nr - resolved);
-	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_NS, ktime_get_ns() - start);
-	return full;
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_RESOLVED, s->resolved);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULTS_CANCELLED, b->nr - s->resolved);
+	for_each_set_bit(q, s->cancel, VGPU_NUM_QUEUES)
+		vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
+			  VGPU_QUEUE_CONTROL_CANCEL);
+	for_each_set_bit(q, s->replay, VGPU_NUM_QUEUES)
+		if (!test_bit(q, s->cancel))
+			vgpu_queue_replay(vdev, q);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_COPY_WAIT_NS, wait);
+	vgpu_stats_add(vdev, NULL, VGPU_STAT_FAULT_NS, ktime_get_ns() - start - wait);
 }
 
 /**
  * vgpu_fault_drain() - handle every record in the fault buffer
  * @vdev: vgpu device
  *
+ * A two-stage pipeline over two slots: while the copy engine runs the
+ * copies of one batch, the thread reads and resolves the next, and only
+ * then completes the first (whose copies are by then done or nearly so),
+ * answering its queues.  The first batch's chunks stay in VRAM until
+ * then (vgpu_chunk_batch_hold()).  A batch that queued no chunk copy is
+ * completed at once: its queues are not kept waiting for the next
+ * batch.  On a device in deterministic mode each batch is completed
+ * before the next is read, so that what the batches decide does not
+ * depend on how long the copies took.
+ *
  * Context: the fault interrupt thread.
  */
 void vgpu_fault_drain(struct vgpu_device *vdev)
 {
-	struct vgpu_fault_batch *b = vdev->paging.batch;
+	bool pipelined = !(vdev->caps & VGPU_CAPS_DETERMINISTIC);
+	struct vgpu_paging *pg = &vdev->paging;
+	struct vgpu_fault_slot *prev = NULL;
 	DECLARE_BITMAP(replay, VGPU_NUM_QUEUES);
-	DECLARE_BITMAP(cancel, VGPU_NUM_QUEUES);
-	u32 overflows, q;
+	unsigned int next = 0;
+	u32 overflows, q, n;
 
 	BUILD_BUG_ON(VGPU_NUM_QUEUES > BITS_PER_LONG);
 	bitmap_zero(replay, VGPU_NUM_QUEUES);
-	bitmap_zero(cancel, VGPU_NUM_QUEUES);
-	/* Batches of at most vgpu.fault_batch_limit records. */
-	mutex_lock(&vdev->paging.fault_lock);
-	vgpu_fault_batch_set_limit(b, vgpu_paging_fault_batch_limit());
+	mutex_lock(&pg->fault_lock);
 	/* Only this thread decides about thrashing: vgpu.thrash_count now. */
-	WRITE_ONCE(vdev->paging.prefetch_cfg.thrash_count,
-		   vgpu_paging_thrash_count());
-	while (vgpu_fault_drain_batch(vdev, b, replay, cancel)) {
-		/* Answer as we go: a resolved queue resumes while we work. */
-		for_each_set_bit(q, replay, VGPU_NUM_QUEUES)
-			if (!test_bit(q, cancel))
-				vgpu_queue_replay(vdev, q);
-		bitmap_zero(replay, VGPU_NUM_QUEUES);
-	}
-	mutex_unlock(&vdev->paging.fault_lock);
+	WRITE_ONCE(pg->prefetch_cfg.thrash_count, vgpu_paging_thrash_count());
+	do {
+		struct vgpu_fault_slot *s = pg->slots[next];
+
+		n = vgpu_fault_begin_batch(vdev, s, prev ? prev->pool_seq : 0);
+		if (prev)
+			vgpu_fault_complete(vdev, prev);
+		prev = n ? s : NULL;
+		/* Nothing to overlap with a batch that copies nothing. */
+		if (prev && (!pipelined || !prev->cb.nr_chunks)) {
+			vgpu_fault_complete(vdev, prev);
+			prev = NULL;
+		}
+		next = (next + 1) % ARRAY_SIZE(pg->slots);
+	} while (n);
+	vgpu_chunk_batch_hold(vdev, 0);
+	mutex_unlock(&pg->fault_lock);
 
 	overflows = vgpu_rd32(vdev, VGPU_REG_FAULT_BUF_OVERFLOWS);
 	if (overflows != vdev->fault.overflows) {
@@ -397,14 +443,88 @@ void vgpu_fault_drain(struct vgpu_device *vdev)
 		}
 	}
 
-	/*
-	 * One answer per stalled queue, however many records it wrote:
-	 * CANCEL if any of its pages could not be resolved, else REPLAY.
-	 */
-	for_each_set_bit(q, cancel, VGPU_NUM_QUEUES)
-		vgpu_wr32(vdev, VGPU_QUEUE_REG(q, VGPU_QUEUE_CONTROL),
-			  VGPU_QUEUE_CONTROL_CANCEL);
 	for_each_set_bit(q, replay, VGPU_NUM_QUEUES)
-		if (!test_bit(q, cancel))
-			vgpu_queue_replay(vdev, q);
+		vgpu_queue_replay(vdev, q);
+}
+
+/* ------------------------------------------------------ set-up --- */
+
+static void vgpu_fault_slots_fini(struct vgpu_device *vdev)
+{
+	struct vgpu_paging *pg = &vdev->paging;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pg->slots); i++) {
+		if (pg->slots[i])
+			vgpu_fault_batch_free(pg->slots[i]->b);
+		kfree(pg->slots[i]);
+		pg->slots[i] = NULL;
+	}
+}
+
+static int vgpu_fault_slots_init(struct vgpu_device *vdev)
+{
+	struct vgpu_paging *pg = &vdev->paging;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pg->slots); i++) {
+		struct vgpu_fault_slot *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+		pg->slots[i] = s;
+		if (!s)
+			goto err;
+		s->b = vgpu_fault_batch_alloc(vgpu_paging_fault_batch_limit(),
+					      pg->chunk_shift);
+		if (!s->b)
+			goto err;
+	}
+	return 0;
+err:
+	vgpu_fault_slots_fini(vdev);
+	return -ENOMEM;
+}
+
+/**
+ * vgpu_fault_init() - allocate the fault buffer and hand it to the device
+ * @vdev: vgpu device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vgpu_fault_init(struct vgpu_device *vdev)
+{
+	int ret;
+
+	ret = vgpu_paging_init(vdev);
+	if (ret)
+		return ret;
+	ret = vgpu_fault_slots_init(vdev);
+	if (ret) {
+		vgpu_paging_fini(vdev);
+		return ret;
+	}
+	vdev->fault.entries = clamp_t(u32, roundup_pow_of_two(2 * vdev->lanes * vdev->num_queues),
+				      VGPU_FAULT_ENTRIES_MIN, VGPU_FAULT_BUF_ENTRIES_MAX);
+	vdev->fault.records = dma_alloc_coherent(vdev->drm.dev,
+						 vdev->fault.entries * VGPU_FAULT_RECORD_SIZE,
+						 &vdev->fault.dma, GFP_KERNEL);
+	if (!vdev->fault.records) {
+		vgpu_fault_slots_fini(vdev);
+		vgpu_paging_fini(vdev);
+		return -ENOMEM;
+	}
+	vgpu_fault_hw_init(vdev);
+	return 0;
+}
+
+/**
+ * vgpu_fault_fini() - take the fault buffer back from the device and free it
+ * @vdev: vgpu device, interrupts off
+ */
+void vgpu_fault_fini(struct vgpu_device *vdev)
+{
+	vgpu_wr64(vdev, VGPU_REG_FAULT_BUF_LO, 0);
+	dma_free_coherent(vdev->drm.dev, vdev->fault.entries * VGPU_FAULT_RECORD_SIZE,
+			  vdev->fault.records, vdev->fault.dma);
+	vgpu_fault_slots_fini(vdev);
+	vgpu_paging_fini(vdev);
 }

@@ -37,10 +37,12 @@
  * passes: the first decides for every group and queues the chunk copies
  * it needs on the copy engine without waiting, leaving a group's faults
  * from its first copied chunk on for later (&vgpu_fault_group.later);
- * after one wait for all the copies, the second pass maps them.  Then
- * every stalled queue is answered once (REPLAY, or CANCEL for a queue
- * whose fault could not be resolved).  Records with no VM (a context
- * nobody owns) sort first, in a group of their own, and are cancelled.
+ * the second, after one wait for all the copies, maps them, and every
+ * stalled queue is answered once (REPLAY, or CANCEL for a queue whose
+ * fault could not be resolved).  Between the two the resolver reads and
+ * resolves the next batch, while the copy engine copies ("GPU faults").
+ * Records with no VM (a context nobody owns) sort first, in a group of
+ * their own, and are cancelled.
  *
  * Batches, records, duplicates, groups and the time the resolver spends
  * are counted in &struct vgpu_fault_batch_stats.

@@ -213,11 +213,6 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 	pg->chunk_shift = ilog2(kb) + 10;
 	vgpu_prefetch_cfg_default(&pg->prefetch_cfg);
 	vgpu_chunk_pins_init(vdev);
-
-	pg->batch = vgpu_fault_batch_alloc(vgpu_paging_fault_batch_limit(),
-					   pg->chunk_shift);
-	if (!pg->batch)
-		return -ENOMEM;
 	return 0;
 }
 
@@ -228,8 +223,6 @@ int vgpu_paging_init(struct vgpu_device *vdev)
 void vgpu_paging_fini(struct vgpu_device *vdev)
 {
 	vgpu_chunk_pins_fini(vdev);
-	vgpu_fault_batch_free(vdev->paging.batch);
-	vdev->paging.batch = NULL;
 	mutex_destroy(&vdev->paging.fault_lock);
 }
 

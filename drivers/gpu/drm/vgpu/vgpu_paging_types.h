@@ -13,7 +13,7 @@
 
 #include "vgpu_prefetch_types.h"
 
-struct vgpu_fault_batch;
+struct vgpu_fault_slot;
 
 /**
  * struct vgpu_paging - the device's demand-paging state
@@ -24,7 +24,8 @@ struct vgpu_fault_batch;
  * @unpin_work: lets the chunks on @pinned come back when their pins run
  *	out (the "Prefetch and thrashing detection" DOC).
  * @fault_lock: serialises fault draining (the interrupt thread and reset).
- * @batch: the fault batch (under @fault_lock).
+ * @slots: the two fault batches of the fault thread's pipeline
+ *	(vgpu_fault.c), under @fault_lock.
  * @slow_fault_pages_ms: testing (debugfs ``slow_fault_pages_ms``): the
  *	fault thread sleeps this long before each faulting page it handles,
  *	as if every page had a slow migration.
@@ -40,7 +41,7 @@ struct vgpu_paging {
 	struct delayed_work unpin_work;
 
 	struct mutex fault_lock;
-	struct vgpu_fault_batch *batch;
+	struct vgpu_fault_slot *slots[2];
 	u32 slow_fault_pages_ms;
 };
 

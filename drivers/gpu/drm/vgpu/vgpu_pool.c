@@ -56,7 +56,8 @@
  * **Making room** (vgpu_pool_make_room_locked()) is the only way VRAM is
  * reclaimed.  It walks the units coldest first and evicts the first one
  * that holds VRAM in the requested range, was not brought in by the
- * batch being resolved, is not advised to stay (%VGPU_POOL_UNIT_KEEP,
+ * batch being resolved nor by a fault batch whose copies are still
+ * running (vgpu_pool_hold()), is not advised to stay (%VGPU_POOL_UNIT_KEEP,
  * considered last) and can be evicted now: a unit whose eviction would
  * have to wait (a BO reserved by someone else, or with unsignalled
  * fences: a job is using it, so it is hot anyway) answers -EBUSY and the
@@ -344,6 +345,21 @@ void vgpu_pool_begin_locked(struct vgpu_pool *pool)
 }
 
 /**
+ * vgpu_pool_hold() - keep the units of some batches out of reach
+ * @pool: pool
+ * @seq: the units that came in with batch @seq or later are no victims
+ *	(0: only those of the current batch, as always)
+ */
+void vgpu_pool_hold(struct vgpu_pool *pool, u64 seq)
+{
+	bool locked = vgpu_pool_lock_unless_held(pool);
+
+	pool->hold_seq = seq;
+	if (locked)
+		vgpu_pool_unlock(pool);
+}
+
+/**
  * vgpu_pool_begin() - vgpu_pool_begin_locked(), taking the lock if needed
  * @pool: pool
  */
@@ -467,7 +483,9 @@ again:
 			struct vgpu_pool_unit *u =
 				container_of(e, struct vgpu_pool_unit, ev);
 
-			if (u->batch == pool->batch_seq || u->tried == walk ||
+			if (u->batch == pool->batch_seq ||
+			    (pool->hold_seq && u->batch >= pool->hold_seq) ||
+			    u->tried == walk ||
 			    !u->ops->intersects(u, start, end) ||
 			    vgpu_pool_is_evicting(pool, u))
 				continue;

@@ -28,6 +28,7 @@ void vgpu_pool_touch(struct vgpu_pool *pool, struct vgpu_pool_unit *u);
 
 void vgpu_pool_begin_locked(struct vgpu_pool *pool);
 void vgpu_pool_begin(struct vgpu_pool *pool);
+void vgpu_pool_hold(struct vgpu_pool *pool, u64 seq);
 u32 vgpu_pool_read_ctr(struct vgpu_pool *pool, u64 start, u64 size);
 void vgpu_pool_sample_locked(struct vgpu_pool *pool);
 int vgpu_pool_make_room_locked(struct vgpu_pool *pool, u64 start, u64 end);

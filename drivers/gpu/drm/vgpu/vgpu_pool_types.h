@@ -123,6 +123,10 @@ struct vgpu_pool_evicting {
  *	of freeing it (see "Pageable BOs and chunk migration").
  * @batch_seq: number of the batch being resolved (fault batch, PREFETCH,
  *	ADVISE, or a VRAM allocation that has to make room).
+ * @hold_seq: units that came in with batch @hold_seq or a later one are
+ *	no victims either (0: none).  The fault thread lets a batch's copies
+ *	run while it reads the next batch; that batch's chunks are mapped
+ *	only when they are done (vgpu_fault.c), and must stay until then.
  * @sampled_seq: @batch_seq of the last sampling pass (access counters
  *	and ACCESSED bits).
  * @walk_seq: number of the last victim search.
@@ -141,6 +145,7 @@ struct vgpu_pool {
 	struct vgpu_pool_evicting *evicting;
 	void *handover;
 	u64 batch_seq;
+	u64 hold_seq;
 	u64 sampled_seq;
 	u64 walk_seq;
 	unsigned int ctr_shift;

@@ -93,10 +93,10 @@
 	  "prefetched bytes evicted unused")				\
 	X(FAULT_NS, fault_ns, "fault-time", NS, PAGING,			\
 	  VGPU_SRC_SW, VGPU_SRC_SW, VGPU_STAT_SD,			\
-	  "time spent handling fault batches")				\
+	  "time spent handling fault batches, copies not waited for")	\
 	X(FAULT_COPY_WAIT_NS, fault_copy_wait_ns, NULL, NS, PAGING,	\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
-	  "of fault_ns, time waiting for the batches' chunk copies")	\
+	  "time waiting for the batches' chunk copies")		\
 	X(READ_MOSTLY_DUPS, read_mostly_dups, NULL, COUNT, PAGING,	\
 	  VGPU_SRC_SW, VGPU_SRC_NONE, VGPU_STAT_SD,			\
 	  "READ_MOSTLY chunks duplicated in VRAM")			\
