@@ -9,17 +9,18 @@
 # time must pass, the compute time be the busiest queue's sum, and the
 # modeled time include it (it runs on the device, as COMPUTE).  A trace
 # written by hand must give the TOUCHes, jobs, bytes read and written
-# and compute time it works out to.  A trace with a bad line must fail,
-# naming the file and line.  Prints TAP.
+# and compute time it works out to, and one with a wait the FENCE and
+# WAIT it works out to and the modeled time the WAIT carries over.  A
+# trace with a bad line must fail, naming the file and line.  Prints TAP.
 
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/node.sh"
 
 node=$(vgpu_node)
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 if [ -z "$node" ] || ! command -v vgpu-bench > /dev/null; then
-	for i in 1 2 3 4 5; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
+	for i in 1 2 3 4 5 6; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
 	exit 0
 fi
 vram=$(cat "$node/device/vram_total")
@@ -46,7 +47,7 @@ replay() {
 		tap_result not-ok "bench_replay.$name"
 		return
 	fi
-	lines=$(grep -c '^[0-9]' "$tr")
+	lines=$(grep -c -E '^[0-9]+ (r|w|rw) ' "$tr")
 	mkdir -p "$dir/$name"
 	out=$(vgpu-bench --csv "$dir/$name" replay "$tr" 2>&1)
 	st=$?
@@ -84,6 +85,22 @@ replay bfs_150 150 bfs evict 0.000000 --vertices 1024 --degree 4 --queues 2 --se
 replay train_150 150 train evict 0.000016 --layers 4 --steps 2 --queues 2 --compute-ns 1000
 replay gemm_25 25 gemm fit "" --tiles 2
 
+# replay_columns NAME COLUMN...: replay $dir/NAME.trace (its output as
+# "#" lines) and print " COLUMN=VALUE" for each column of its CSV row,
+# nothing if the replay failed.
+replay_columns() {
+	name=$1
+	shift
+	mkdir -p "$dir/$name"
+	out=$(vgpu-bench --csv "$dir/$name" replay "$dir/$name.trace" 2>&1)
+	st=$?
+	echo "$out" | sed 's/^/# /' >&2
+	[ $st -eq 0 ] && [ -f "$dir/$name/replay.csv" ] || return 0
+	for c in "$@"; do
+		printf ' %s=%s' "$c" "$(col "$dir/$name/replay.csv" "$c")"
+	done
+}
+
 # By hand: 2 + 1 + 1 + 1 accesses on queue 0 make 4 TOUCHes (the first
 # two continue each other; an op change or compute time starts a new
 # one), 1 on queue 1; 128 + 1 + 1024 + 1 lines read, 2 + 1 written, and
@@ -99,18 +116,30 @@ vgpu-trace 1 footprint=4194304
 1 r 0x200000 65536
 0 r 0x100040 64
 EOT
-mkdir -p "$dir/hand"
-out=$(vgpu-bench --csv "$dir/hand" replay "$dir/hand.trace" 2>&1)
-st=$?
-echo "$out" | sed 's/^/# /'
-h=$dir/hand/replay.csv
-got=
-[ $st -eq 0 ] && [ -f "$h" ] && for c in accesses commands jobs bytes_read bytes_written compute_s; do
-	got="$got $c=$(col "$h" $c)"
-done
+got=$(replay_columns hand accesses commands jobs bytes_read bytes_written compute_s)
 want=" accesses=6 commands=5 jobs=2 bytes_read=$((1154 * 64 + 5 * 36 + 8)) bytes_written=$((3 * 64)) compute_s=0.000002"
 diag "by hand:$got"
 t bench_replay.by_hand "[ \"$got\" = \"$want\" ]"
+
+# A wait: queue 1 reads after queue 0's access and its 1 ms of compute.
+# Queue 0's stream ends with a FENCE of its semaphore (8 bytes written),
+# queue 1's starts with a WAIT for it (one poll: its job is queued once
+# queue 0's is done): 2 x 64 lines read, the streams' 2 TOUCHes, COMPUTE,
+# FENCE and WAIT fetched (36, 36, 8, 20, 20 bytes) and the poll's 8; the
+# WAIT moves queue 1's modeled clock up to queue 0's, so the VM's modeled
+# time is at least twice the compute.
+cat > "$dir/wait.trace" <<EOT
+vgpu-trace 1 footprint=4194304
+0 r 0 4096 1000000
+1 wait 0
+1 r 0x200000 4096
+EOT
+got=$(replay_columns wait accesses commands waits jobs bytes_read bytes_written)
+h=$dir/wait/replay.csv
+want=" accesses=2 commands=2 waits=1 jobs=2 bytes_read=$((128 * 64 + 120 + 8)) bytes_written=8"
+diag "wait:$got modeled_s=$(col "$h" modeled_s)"
+t bench_replay.wait_orders_queues "[ \"$got\" = \"$want\" ] &&
+	awk -v m=\"$(col "$h" modeled_s)\" 'BEGIN { exit !(m >= 0.002) }'"
 
 printf 'vgpu-trace 1 footprint=4096\n0 r 0 64\n0 q 0 64\n' > "$dir/bad.trace"
 out=$(vgpu-bench replay "$dir/bad.trace" 2>&1)

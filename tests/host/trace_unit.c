@@ -62,7 +62,8 @@ static int same_trace(const struct trace *a, const struct trace *b)
 		const struct trace_access *x = &a->acc[i], *y = &b->acc[i];
 
 		if (x->offset != y->offset || x->size != y->size || x->queue != y->queue ||
-		    x->op != y->op || x->compute_ns != y->compute_ns)
+		    x->op != y->op || x->compute_ns != y->compute_ns ||
+		    x->after != y->after)
 			return 0;
 	}
 	return 1;
@@ -102,6 +103,42 @@ TEST(parses_every_field)
 	/* The last byte of the footprint, on a line without a newline. */
 	EXPECT_EQ(65535, t.acc[3].offset);
 	EXPECT_EQ(1, t.acc[3].size);
+	trace_free(&t);
+}
+
+/* Waits parse, keep their place among the accesses and write back as read. */
+TEST(wait_lines_order_queues)
+{
+	static const char text[] =
+		"vgpu-trace 1 footprint=4096\n"
+		"0 w 0x0 64\n"
+		"1 wait 0\n"
+		"1 r 0x0 64\n"
+		"0 wait 1\n";
+	struct trace t, u;
+	char err[256], *out;
+	FILE *f;
+
+	ASSERT_EQ(0, parse_str(text, &t, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(4, t.n);
+	EXPECT_EQ(TRACE_WAIT, t.acc[1].op);
+	EXPECT_EQ(1, t.acc[1].queue);
+	EXPECT_EQ(0, t.acc[1].after);
+	EXPECT_EQ(0, t.acc[1].size);
+	EXPECT_EQ(TRACE_READ, t.acc[2].op);
+	EXPECT_EQ(TRACE_WAIT, t.acc[3].op);
+	EXPECT_EQ(1, t.acc[3].after);
+	EXPECT_STREQ("wait", trace_op_name(TRACE_WAIT));
+	out = write_str(&t);
+	ASSERT_NE(NULL, out);
+	EXPECT_STREQ(text, out);
+	f = fmemopen(out, strlen(out), "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, trace_parse(f, &u, err, sizeof(err)));
+	fclose(f);
+	EXPECT_TRUE(same_trace(&t, &u));
+	free(out);
+	trace_free(&u);
 	trace_free(&t);
 }
 
@@ -158,6 +195,13 @@ static const struct bad bad_inputs[] = {
 	{ "vgpu-trace 1 footprint=4096\n0 r 0 64 -5\n", "2: ", "compute" },
 	{ "vgpu-trace 1 footprint=4096\n0 r 0 64 5ns\n", "2: ", "compute" },
 	{ "vgpu-trace 1 footprint=4096\n 0 r 0 64 # trailing comment\n", "2: ", "fields" },
+	{ "vgpu-trace 1 footprint=4096\n0 wait 0\n", "2: ", "queue" },
+	{ "vgpu-trace 1 footprint=4096\n0 wait 8\n", "2: ", "queue" },
+	{ "vgpu-trace 1 footprint=4096\n0 wait x\n", "2: ", "queue" },
+	{ "vgpu-trace 1 footprint=4096\n0 wait\n", "2: ", "fields" },
+	{ "vgpu-trace 1 footprint=4096\n0 wait 1 5\n", "2: ", "fields" },
+	{ "vgpu-trace 1 footprint=4096\n9 wait 1\n", "2: ", "queue" },
+	{ "vgpu-trace 1 footprint=4096\n0 Wait 1\n", "2: ", "op" },
 };
 
 TEST(bad_input_names_its_line)
@@ -217,6 +261,11 @@ static void round_trip(struct __test_metadata *_metadata, const char *kind,
 	ASSERT_GT(g.n, 0);
 	for (i = 0; i < g.n; i++) {
 		ASSERT_LT(g.acc[i].queue, o->queues);
+		if (g.acc[i].op == TRACE_WAIT) {
+			ASSERT_LT(g.acc[i].after, o->queues);
+			ASSERT_NE(g.acc[i].queue, g.acc[i].after);
+			continue;
+		}
 		ASSERT_GT(g.acc[i].size, 0);
 		ASSERT_LE(g.acc[i].offset + g.acc[i].size, o->footprint);
 		compute += g.acc[i].compute_ns;
@@ -262,7 +311,15 @@ TEST(generators_round_trip)
 	o.steps = 2;
 	o.compute_ns = 0;
 	round_trip(_metadata, "train", &o, &n);
-	/* Forward 3, backward 4, optimizer 2 accesses per layer and step. */
+	/*
+	 * Forward 3, backward 4, optimizer 2 accesses per layer and step;
+	 * the optimizer (queue 1) waits for backward, the next step's
+	 * forward for the optimizer: 3 waits.
+	 */
+	EXPECT_EQ(2 * 5 * (3 + 4 + 2) + 3, n);
+	o.queues = 1;
+	round_trip(_metadata, "train", &o, &n);
+	/* One queue: nothing to wait for. */
 	EXPECT_EQ(2 * 5 * (3 + 4 + 2), n);
 }
 

@@ -18,11 +18,12 @@ static const char *const op_names[] = {
 	[TRACE_READ] = "r",
 	[TRACE_WRITE] = "w",
 	[TRACE_RMW] = "rw",
+	[TRACE_WAIT] = "wait",
 };
 
 const char *trace_op_name(unsigned int op)
 {
-	return op <= TRACE_RMW ? op_names[op] : "?";
+	return op <= TRACE_WAIT ? op_names[op] : "?";
 }
 
 void trace_free(struct trace *t)
@@ -121,6 +122,23 @@ static int parse_header(char *line, struct trace *t, char *err, size_t esz)
 	return 0;
 }
 
+/* "QUEUE wait OTHER", split into @n fields @f. */
+static int parse_wait(char **f, unsigned int n, uint64_t no,
+		      struct trace_access *a, char *err, size_t esz)
+{
+	uint64_t v;
+
+	if (n != 3)
+		return fail(err, esz, no, "%u fields, a wait has 3 (QUEUE wait OTHER)",
+			    n > 5 ? 6 : n);
+	if (parse_u64(f[2], &v) || v >= TRACE_MAX_QUEUES || v == a->queue)
+		return fail(err, esz, no, "bad queue to wait for '%s' (0 to %d, not %u)",
+			    f[2], TRACE_MAX_QUEUES - 1, a->queue);
+	a->after = v;
+	a->offset = a->size = a->compute_ns = 0;
+	return 0;
+}
+
 static int parse_access(char *line, uint64_t no, struct trace *t,
 			struct trace_access *a, char *err, size_t esz)
 {
@@ -128,19 +146,25 @@ static int parse_access(char *line, uint64_t no, struct trace *t,
 	unsigned int n = split(line, f, 5), op;
 	uint64_t v;
 
-	if (n < 4 || n > 5)
+	if (n < 3 || n > 5)
 		return fail(err, esz, no, "%u fields, an access has 4 or 5 (QUEUE OP OFFSET SIZE [COMPUTE_NS])",
 			    n > 5 ? 6 : n);
 	if (parse_u64(f[0], &v) || v >= TRACE_MAX_QUEUES)
 		return fail(err, esz, no, "bad queue '%s' (0 to %d)", f[0],
 			    TRACE_MAX_QUEUES - 1);
 	a->queue = v;
-	for (op = 0; op <= TRACE_RMW; op++)
+	for (op = 0; op <= TRACE_WAIT; op++)
 		if (!strcmp(f[1], op_names[op]))
 			break;
-	if (op > TRACE_RMW)
-		return fail(err, esz, no, "unknown op '%s' (r, w or rw)", f[1]);
+	if (op > TRACE_WAIT)
+		return fail(err, esz, no, "unknown op '%s' (r, w, rw or wait)", f[1]);
 	a->op = op;
+	a->after = 0;
+	if (op == TRACE_WAIT)
+		return parse_wait(f, n, no, a, err, esz);
+	if (n < 4)
+		return fail(err, esz, no, "%u fields, an access has 4 or 5 (QUEUE OP OFFSET SIZE [COMPUTE_NS])",
+			    n);
 	if (parse_u64(f[2], &a->offset))
 		return fail(err, esz, no, "bad offset '%s'", f[2]);
 	if (parse_u64(f[3], &a->size) || !a->size)
@@ -206,7 +230,9 @@ int trace_write_access(FILE *f, const struct trace_access *a)
 {
 	int n;
 
-	if (a->compute_ns)
+	if (a->op == TRACE_WAIT)
+		n = fprintf(f, "%u wait %u\n", a->queue, a->after);
+	else if (a->compute_ns)
 		n = fprintf(f, "%u %s 0x%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
 			    a->queue, trace_op_name(a->op), a->offset, a->size,
 			    a->compute_ns);

@@ -7,6 +7,8 @@
  * access per line, "QUEUE OP OFFSET SIZE [COMPUTE_NS]": OP is r, w or rw,
  * OFFSET is relative to the start of the trace's footprint (a trace is
  * position independent), COMPUTE_NS the compute time before the access.
+ * A line "QUEUE wait OTHER" orders two queues: QUEUE's next accesses come
+ * after every access of queue OTHER on the lines before it.
  * Lines starting with '#' and blank lines after the header are ignored.
  * This file needs no device: the host unit tests link it alone.
  *
@@ -32,15 +34,18 @@ enum trace_op {
 	TRACE_READ,
 	TRACE_WRITE,
 	TRACE_RMW,	/* read, then write */
+	TRACE_WAIT,	/* not an access: wait for queue @after */
 };
 
 /**
- * struct trace_access - one access of a trace
+ * struct trace_access - one line of a trace: an access, or a wait
  * @offset: bytes from the start of the footprint
  * @size: bytes, at least 1; @offset + @size is within the footprint
  * @compute_ns: compute time before the access (0: none)
  * @queue: exec queue, below %TRACE_MAX_QUEUES
  * @op: &enum trace_op
+ * @after: for %TRACE_WAIT, the queue waited for (not @queue); the other
+ *	fields are 0
  */
 struct trace_access {
 	uint64_t offset;
@@ -48,14 +53,15 @@ struct trace_access {
 	uint64_t compute_ns;
 	uint8_t queue;
 	uint8_t op;
+	uint8_t after;
 };
 
 /**
  * struct trace - a parsed trace
  * @footprint: bytes of memory the trace's offsets are within
- * @n: accesses
+ * @n: lines (accesses and waits)
  * @cap: room in @acc
- * @acc: the accesses, in file order
+ * @acc: the lines, in file order
  */
 struct trace {
 	uint64_t footprint;
@@ -79,7 +85,7 @@ int trace_write_header(FILE *f, uint64_t footprint);
 int trace_write_access(FILE *f, const struct trace_access *a);
 int trace_write(FILE *f, const struct trace *t);
 
-/* "r", "w" or "rw". */
+/* "r", "w", "rw" or "wait". */
 const char *trace_op_name(unsigned int op);
 
 #endif /* VGPU_BENCH_TRACE_H */

@@ -86,6 +86,14 @@ static int emit(struct trace *t, uint32_t queue, unsigned int op, uint64_t offse
 	return trace_add(t, &a);
 }
 
+/* Append "@queue wait @after" (nothing when they are the same queue). */
+static int emit_wait(struct trace *t, uint32_t queue, uint32_t after)
+{
+	struct trace_access a = { .queue = queue, .op = TRACE_WAIT, .after = after };
+
+	return queue == after ? 0 : trace_add(t, &a);
+}
+
 /* The layout and state of a BFS. */
 struct bfs {
 	uint64_t n, *off;		/* CSR offsets, off[n] edges in all */
@@ -242,10 +250,15 @@ static int gen_train(struct trace *t, const struct trace_gen_opts *o)
 			ret = ret ?: emit(t, 0, TRACE_READ, in, a, NULL);
 			ret = ret ?: emit(t, 0, TRACE_WRITE, g, 2 * a, NULL);
 		}
+		/* The optimizer reads the gradients once backward is done. */
+		ret = ret ?: emit_wait(t, opt, 0);
 		for (l = 0; l < nl && !ret; l++) {
 			ret = emit(t, opt, TRACE_READ, G(l), 2 * a, NULL);
 			ret = ret ?: emit(t, opt, TRACE_RMW, W(l), 2 * a, NULL);
 		}
+		/* The next step's forward reads the updated weights. */
+		if (s + 1 < o->steps)
+			ret = ret ?: emit_wait(t, 0, opt);
 	}
 #undef W
 #undef G
