@@ -169,15 +169,16 @@ static int stream_submit(struct vgpu_dev *dev, uint32_t queue, struct qstream *q
 	vgpu_cmd_reset(cmd);
 	for (; q->done < q->t.n; q->done++) {
 		t = &q->t.acc[q->done];
-		if (t->op == TRACE_WAIT || t->op == REPLAY_SIGNAL) {
-			if (cmd->len + VGPU_WAIT_LEN > REPLAY_JOB_DW)
+		if (t->op == REPLAY_SIGNAL) {
+			if (cmd->len + VGPU_FENCE_LEN > REPLAY_JOB_DW)
 				break;
-			if (t->op == REPLAY_SIGNAL) {
-				vgpu_cmd_fence(cmd, sem + 8 * queue, t->offset);
-				signalled = t->offset;
-				continue;
-			}
-			if (qs[t->after].signalled < t->offset)
+			vgpu_cmd_fence(cmd, sem + 8 * queue, t->offset);
+			signalled = t->offset;
+			continue;
+		}
+		if (t->op == TRACE_WAIT) {
+			if (cmd->len + VGPU_WAIT_LEN > REPLAY_JOB_DW ||
+			    qs[t->after].signalled < t->offset)
 				break;
 			for (i = 0; i < nin && in[i] != qs[t->after].sync; i++)
 				;
@@ -224,6 +225,7 @@ static int replay_run(struct vgpu_dev *dev, struct qstream *qs, uint32_t nq,
 	vgpu_cmd_init(&cmd);
 	while (any && !ret) {
 		memset(busy, 0, sizeof(busy));
+		any = false;
 		do {
 			went = false;
 			for (q = 0; q < nq && !ret; q++) {
@@ -234,14 +236,8 @@ static int replay_run(struct vgpu_dev *dev, struct qstream *qs, uint32_t nq,
 				went |= !ret;
 				ret = ret > 0 ? 0 : ret;
 			}
+			any |= went;
 		} while (went && !ret);
-		any = false;
-		for (q = 0; q < nq; q++)
-			any |= busy[q];
-		if (!any && !ret)
-			for (q = 0; q < nq; q++)
-				if (qs[q].done < qs[q].t.n)
-					ret = -EDEADLK;
 		for (q = 0; q < nq && !ret; q++) {
 			if (!busy[q])
 				continue;
@@ -251,6 +247,10 @@ static int replay_run(struct vgpu_dev *dev, struct qstream *qs, uint32_t nq,
 		}
 	}
 	vgpu_cmd_fini(&cmd);
+	/* Nothing could go, yet something is left: cannot happen. */
+	for (q = 0; q < nq && !ret; q++)
+		if (qs[q].done < qs[q].t.n)
+			ret = -EDEADLK;
 	return ret;
 }
 

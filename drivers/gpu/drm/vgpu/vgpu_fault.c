@@ -242,18 +242,20 @@ static void vgpu_fault_handle_group(struct vgpu_device *vdev,
 			.res = !cb && i == first ? g->later_res : 0,
 		};
 		u32 slow_ms = READ_ONCE(vdev->paging.slow_fault_pages_ms);
+		enum vgpu_fault_outcome out;
 
 		if (slow_ms)
-			msleep(slow_ms);
-
-		switch (vgpu_fault_handle(vdev, e, &prev, &cf, cb)) {
-		case VGPU_FAULT_LATER:
+			msleep(min(slow_ms, 10000u));
+		out = vgpu_fault_handle(vdev, e, &prev, &cf, cb);
+		/* Handled, now or once its copy is done: its queues move. */
+		if (out != VGPU_FAULT_CANCEL)
 			vgpu_queue_progress(vdev, queues);
+		switch (out) {
+		case VGPU_FAULT_LATER:
 			g->later = i;
 			g->later_res = cf.res;
 			return;
 		case VGPU_FAULT_REPLAY:
-			vgpu_queue_progress(vdev, queues);
 			replay[0] |= queues;
 			(*resolved)++;
 			break;

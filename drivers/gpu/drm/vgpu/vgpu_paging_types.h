@@ -27,8 +27,8 @@ struct vgpu_fault_slot;
  * @slots: the two fault batches of the fault thread's pipeline
  *	(vgpu_fault.c), under @fault_lock.
  * @slow_fault_pages_ms: testing (debugfs ``slow_fault_pages_ms``): the
- *	fault thread sleeps this long before each faulting page it handles,
- *	as if every page had a slow migration.
+ *	fault thread sleeps this long (at most 10 s) before each faulting
+ *	page it handles, as if every page had a slow migration.
  *
  * &vgpu_pool.lock protects @prefetch_cfg, @pinned and the chunk tables of every
  * pageable BO (vgpu_chunk.c); the eviction order and the batch sequence
