@@ -485,6 +485,8 @@ static const PrivCase priv_cases[] = {
     { "fence-irq-nowrite-then-wait",
       VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE, true,
       VGPU_QUEUE_ERROR_PRIVILEGE },
+    /* CLOCK would write the kernel's memory by bus address. */
+    { "fence-clock", VGPU_FENCE_FLAG_CLOCK, false, VGPU_QUEUE_ERROR_PRIVILEGE },
     { "fence-plain", 0, false, VGPU_QUEUE_ERROR_NONE },
 };
 

@@ -291,6 +291,103 @@ static void test_cost_timestamp(void)
 }
 
 /*
+ * A ring FENCE with FENCE_FLAG_CLOCK writes the queue's clock once it
+ * completes, its own cost included, to a bus address, by DMA and not
+ * through the context: so consecutive FENCEs split the queue's time
+ * exactly between the jobs they end.  Bad forms are refused before
+ * anything is written.
+ */
+#define CLOCK_SLOT      (SYS_DATA + 0x3000)
+
+static void test_cost_fence_clock(void)
+{
+    const CostModel *m = &presets[VGPU_LINK_PCIE4];
+    g_autoptr(GArray) s = stream_new();
+    uint64_t job1, job2, l1;
+    VGPUTest t;
+
+    start_preset(&t, m, NULL);
+    g_assert_cmphex(rd(&t, VGPU_REG_CAPS) & VGPU_CAPS_FENCE_CLOCK, ==,
+                    VGPU_CAPS_FENCE_CLOCK);
+    cmd_setup(&t);
+    mem_wq(&t, true, CLOCK_SLOT, ~0ull);
+    mem_wq(&t, true, CLOCK_SLOT + 8, ~0ull);
+    wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
+
+    /* Job 1: a COMPUTE and the kernel's FENCE. */
+    cmd_compute(&t, 0, 5000);
+    st_fence(s, VGPU_FENCE_FLAG_CLOCK, CLOCK_SLOT, 11);
+    q_emit_stream(&t, 0, s);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    job1 = mem_rq(&t, true, CLOCK_SLOT);
+    g_assert_cmpuint(job1, ==, qclock(&t, 0));
+    g_assert_cmpuint(job1, ==, 2 * m->cmd + 5000);
+    g_assert_cmpuint(rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==,
+                     11);
+    /* Its write is no data access: no byte, walk or miss counted. */
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_SYS_WRITE_BYTES), ==, 0);
+    g_assert_cmpuint(ctr(&t, -1, VGPU_CTR_PT_READS), ==, 0);
+
+    /* Job 2: a TIMESTAMP (one walk) and the FENCE: the clock moved by it. */
+    g_array_set_size(s, 0);
+    cmd_timestamp(&t, 0, 0, CMD_VA);
+    st_fence(s, VGPU_FENCE_FLAG_CLOCK | VGPU_FENCE_FLAG_IRQ,
+             CLOCK_SLOT + 8, 12);
+    q_emit_stream(&t, 0, s);
+    q_submit(&t, 0);
+    q_wait_done(&t, 0);
+    job2 = mem_rq(&t, true, CLOCK_SLOT + 8);
+    g_assert_cmpuint(job2, ==, qclock(&t, 0));
+    l1 = m->tlb_miss + 4 * m->walk_level;
+    g_assert_cmpuint(job2 - job1, ==, 2 * m->cmd + l1);
+    g_assert_cmphex(rd(&t, VGPU_REG_FENCE_QUEUES), ==, 1);
+    /* The context's modeled time is the sum of the jobs'. */
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_MODELED_NS), ==, job2);
+    g_assert_cmpuint(mem_rq(&t, false, CMD_PA), ==, job1);
+    vgpu_test_stop(&t);
+}
+
+typedef struct ClockBadCase {
+    const char *name;
+    uint32_t flags;
+    uint64_t dst;
+    uint32_t cause;
+} ClockBadCase;
+
+static const ClockBadCase clock_bad[] = {
+    { "with-nowrite", VGPU_FENCE_FLAG_CLOCK | VGPU_FENCE_FLAG_NOWRITE,
+      CLOCK_SLOT, VGPU_QUEUE_ERROR_ARGUMENT },
+    { "misaligned", VGPU_FENCE_FLAG_CLOCK, CLOCK_SLOT + 4,
+      VGPU_QUEUE_ERROR_ARGUMENT },
+    { "unknown-flag", VGPU_FENCE_FLAG_CLOCK << 1, CLOCK_SLOT,
+      VGPU_QUEUE_ERROR_ARGUMENT },
+    /* Nothing answers there: the queue stops, nothing is signalled. */
+    { "no-memory", VGPU_FENCE_FLAG_CLOCK | VGPU_FENCE_FLAG_IRQ,
+      1ull << 44, VGPU_QUEUE_ERROR_RING_DMA },
+};
+
+static void test_cost_fence_clock_bad(const void *opaque)
+{
+    const ClockBadCase *c = opaque;
+    g_autoptr(GArray) s = stream_new();
+    VGPUTest t;
+
+    start_preset(&t, &presets[VGPU_LINK_PCIE4], NULL);
+    cmd_setup(&t);
+    mem_wq(&t, true, CLOCK_SLOT, 0x5a5a);
+    st_fence(s, c->flags, c->dst, 21);
+    q_emit_stream(&t, 0, s);
+    q_submit(&t, 0);
+    q_wait_state(&t, 0, VGPU_QUEUE_STATE_ERROR);
+    g_assert_cmpuint(q_error(&t, 0), ==, c->cause);
+    g_assert_cmpuint(rd64(&t, VGPU_QUEUE_REG(0, VGPU_QUEUE_FENCE_LO)), ==, 0);
+    g_assert_cmphex(rd(&t, VGPU_REG_FENCE_QUEUES), ==, 0);
+    g_assert_cmphex(mem_rq(&t, true, CLOCK_SLOT), ==, 0x5a5a);
+    vgpu_test_stop(&t);
+}
+
+/*
  * COMPUTE adds its argument to the queue's clock and to the context's
  * modeled time, on top of its command overhead, and moves no byte; a CALL
  * stream may run it too (it is unprivileged work).  A wrong length or a
@@ -564,6 +661,13 @@ void vgpu_test_add_cost(void)
     qtest_add_func("/vgpu/cost/gather", test_cost_gather);
     qtest_add_func("/vgpu/cost/timestamp", test_cost_timestamp);
     qtest_add_func("/vgpu/cost/compute", test_cost_compute);
+    qtest_add_func("/vgpu/cost/fence-clock", test_cost_fence_clock);
+    for (i = 0; i < ARRAY_SIZE(clock_bad); i++) {
+        g_autofree char *path =
+            g_strdup_printf("/vgpu/cost/fence-clock/bad/%s", clock_bad[i].name);
+
+        qtest_add_data_func(path, &clock_bad[i], test_cost_fence_clock_bad);
+    }
     qtest_add_func("/vgpu/cost/wait", test_cost_wait);
     qtest_add_data_func("/vgpu/cost/stall/pcie4", &presets[VGPU_LINK_PCIE4],
                         test_cost_stall);

@@ -47,7 +47,7 @@ static void test_ident(const void *opaque)
                     VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                     VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
                     VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER | VGPU_CAPS_LANES |
-                    VGPU_CAPS_COMPUTE);
+                    VGPU_CAPS_COMPUTE | VGPU_CAPS_FENCE_CLOCK);
     g_assert_cmpuint(rd(&t, VGPU_REG_LANES), ==, 32);
     g_assert_cmphex(rd64(&t, VGPU_REG_VRAM_SIZE_LO), ==, c->vram_size);
     g_assert_cmphex(rd64(&t, VGPU_REG_VISIBLE_SIZE_LO), ==, c->visible_size);

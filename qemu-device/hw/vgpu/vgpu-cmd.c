@@ -19,7 +19,8 @@
  * of the command table below: a command it may not run at all names the
  * error it gets there (CALL: CALL_NESTED), and flags only the ring may set
  * are a PRIVILEGE error (FENCE's IRQ and NOWRITE, which would move the
- * kernel's seqno or raise its interrupt).  A FENCE in a stream only writes
+ * kernel's seqno or raise its interrupt, and CLOCK, which writes memory
+ * outside the context).  A FENCE in a stream only writes
  * its value to memory; QUEUE_FENCE is the ring's alone.  Every other
  * command touches nothing but memory through the queue's context (and the
  * counters), so it is the same in both.
@@ -43,7 +44,8 @@ typedef struct VGPUCmdDesc {
     uint32_t stream_error;  /* the command in a stream is this error; 0: ok */
 } VGPUCmdDesc;
 
-#define VGPU_FENCE_FLAGS    (VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE)
+#define VGPU_FENCE_FLAGS    (VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE | \
+                             VGPU_FENCE_FLAG_CLOCK)
 #define VGPU_TOUCH_FLAGS    (VGPU_TOUCH_FLAG_PATTERN_MASK | \
                              VGPU_TOUCH_FLAG_ACCESS_MASK | \
                              VGPU_TOUCH_FLAG_LANES_MASK)
@@ -137,6 +139,11 @@ static bool vgpu_cmd_args_ok(const VGPUCmd *cmd, const char **why)
         *why = "WRITE destination must be 4-byte aligned";
         return !(vgpu_cmd_arg64(cmd, 0) & 3);
     case VGPU_OP_FENCE:
+        if ((flags & VGPU_FENCE_FLAG_CLOCK) &&
+            (flags & VGPU_FENCE_FLAG_NOWRITE)) {
+            *why = "CLOCK writes the clock, NOWRITE writes nothing";
+            return false;
+        }
         *why = "address must be 8-byte aligned";
         return (flags & VGPU_FENCE_FLAG_NOWRITE) ||
                !(vgpu_cmd_arg64(cmd, 0) & 7);
@@ -520,7 +527,23 @@ static VGPUCmdStatus vgpu_cmd_fence(VGPUState *s, VGPUQueue *q)
     unsigned qi = vgpu_queue_index(s, q);
     uint64_t seqno = vgpu_cmd_arg64(cmd, 2);
 
-    if (!(vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_NOWRITE)) {
+    if (vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_CLOCK) {
+        /* The ring's only (decoded privileged): a bus address, no context. */
+        uint64_t clock = cpu_to_le64(vgpu_cost_clock_done(s, q));
+        MemTxResult r;
+
+        r = pci_dma_write(PCI_DEVICE(s), vgpu_cmd_arg64(cmd, 0), &clock,
+                          sizeof(clock));
+        trace_vgpu_dma("fence-clock", vgpu_cmd_arg64(cmd, 0), sizeof(clock),
+                       r);
+        if (r != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "vgpu: queue %u: FENCE CLOCK slot 0x%" PRIx64
+                          " not writable\n", qi, vgpu_cmd_arg64(cmd, 0));
+            vgpu_queue_set_error(s, q, VGPU_QUEUE_ERROR_RING_DMA);
+            return VGPU_CMD_BLOCKED;
+        }
+    } else if (!(vgpu_cmd_flags(cmd) & VGPU_FENCE_FLAG_NOWRITE)) {
         if (!vgpu_va_write64(s, q, vgpu_cmd_arg64(cmd, 0), seqno)) {
             return VGPU_CMD_BLOCKED;
         }

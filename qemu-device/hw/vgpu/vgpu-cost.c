@@ -208,6 +208,16 @@ void vgpu_cost_cmd_done(VGPUState *s, VGPUQueue *q)
     memset(t, 0, sizeof(*t));
 }
 
+/*
+ * Queue @q's clock once the command in flight completes: what a FENCE with
+ * FENCE_FLAG_CLOCK writes, so that the clocks of a ring's FENCEs split its
+ * time exactly between the jobs they end.
+ */
+uint64_t vgpu_cost_clock_done(VGPUState *s, VGPUQueue *q)
+{
+    return q->time.clock + vgpu_cost_of(&s->cost, &q->time.tally);
+}
+
 void vgpu_cost_stall_begin(VGPUState *s, VGPUQueue *q)
 {
     q->time.stall_mark = s->work_ns;

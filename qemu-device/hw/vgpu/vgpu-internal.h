@@ -343,6 +343,7 @@ bool vgpu_cost_realize(VGPUState *s, Error **errp);
 void vgpu_cost_tally(VGPUState *s, unsigned ctr, uint64_t n);
 void vgpu_cost_cmd_done(VGPUState *s, VGPUQueue *q);
 void vgpu_cost_compute(VGPUState *s, VGPUQueue *q, uint32_t ns);
+uint64_t vgpu_cost_clock_done(VGPUState *s, VGPUQueue *q);
 void vgpu_cost_stall_begin(VGPUState *s, VGPUQueue *q);
 void vgpu_cost_stall_end(VGPUState *s, VGPUQueue *q);
 void vgpu_cost_anchor(VGPUState *s, VGPUQueue *q);

@@ -360,7 +360,7 @@ static uint32_t vgpu_reg32_read(VGPUState *s, hwaddr addr)
                VGPU_CAPS_CALL | VGPU_CAPS_FENCE_NOWRITE |
                VGPU_CAPS_PRIV_LEVELS | VGPU_CAPS_PT_XCHG |
                VGPU_CAPS_COST_MODEL | VGPU_CAPS_GATHER | VGPU_CAPS_LANES |
-               VGPU_CAPS_COMPUTE |
+               VGPU_CAPS_COMPUTE | VGPU_CAPS_FENCE_CLOCK |
                (s->strict ? VGPU_CAPS_STRICT : 0) |
                (s->deterministic ? VGPU_CAPS_DETERMINISTIC : 0);
     case VGPU_REG_NUM_QUEUES:

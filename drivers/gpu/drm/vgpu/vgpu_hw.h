@@ -60,9 +60,10 @@
 #define   VGPU_VERSION_MAJOR		1
 /*
  * Minor 1: CALL, NOWRITE; 2: privilege; 3: PT_XCHG; 4: cost model;
- * 5: GATHER, SCATTER, TILE; 6: lanes; 7: deterministic mode; 8: COMPUTE.
+ * 5: GATHER, SCATTER, TILE; 6: lanes; 7: deterministic mode; 8: COMPUTE;
+ * 9: FENCE CLOCK.
  */
-#define   VGPU_VERSION_MINOR		8
+#define   VGPU_VERSION_MINOR		9
 #define VGPU_REG_CAPS			0x0008	/* RO */
 #define   VGPU_CAPS_PAGE_64K		VGPU_BIT(0)
 #define   VGPU_CAPS_PAGE_2M		VGPU_BIT(1)
@@ -79,6 +80,7 @@
 #define   VGPU_CAPS_LANES		VGPU_BIT(12)	/* VGPU_REG_LANES */
 #define   VGPU_CAPS_DETERMINISTIC	VGPU_BIT(13)	/* deterministic property on */
 #define   VGPU_CAPS_COMPUTE		VGPU_BIT(14)	/* VGPU_OP_COMPUTE */
+#define   VGPU_CAPS_FENCE_CLOCK		VGPU_BIT(15)	/* VGPU_FENCE_FLAG_CLOCK */
 #define VGPU_REG_VRAM_SIZE_LO		0x0010	/* RO, bytes */
 #define VGPU_REG_VRAM_SIZE_HI		0x0014
 #define VGPU_REG_VISIBLE_SIZE_LO	0x0018	/* RO, CPU window (BAR2) bytes */
@@ -369,6 +371,7 @@
 #define   VGPU_FENCE_LEN		5
 #define   VGPU_FENCE_FLAG_IRQ		VGPU_BIT(0)
 #define   VGPU_FENCE_FLAG_NOWRITE	VGPU_BIT(1)	/* no memory write, dst ignored */
+#define   VGPU_FENCE_FLAG_CLOCK		VGPU_BIT(2)	/* dst: bus address, gets the clock */
 #define VGPU_OP_WAIT			0x05	/* addr, value64: until *addr >= value */
 #define   VGPU_WAIT_LEN			5
 #define VGPU_OP_TIMESTAMP		0x06	/* dst: 64-bit queue clock, modeled ns */
