@@ -11,19 +11,21 @@
 
 node=$(vgpu_node)
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 if [ -z "$node" ]; then
-	for i in 1 2 3 4 5 6 7 8 9 10; do tap_skip observe "no vgpu device"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do tap_skip observe "no vgpu device"; done
 	exit 0
 fi
 sys=$node/device
 dbg=/sys/kernel/debug/dri/$(basename "$(readlink -f "$sys")")
 
-# A process holding a quarter of VRAM for a few seconds.
-vgpu-hold $(( $(cat "$sys/vram_total") / 4 )) 4 > /dev/null &
+# A process holding a quarter of VRAM for six seconds, after jobs of 1
+# and 3 ms of modeled time on exec queues 0 and 1.
+hold_out=/tmp/observe-hold.out
+vgpu-hold $(( $(cat "$sys/vram_total") / 4 )) 6 1000000 3000000 > $hold_out &
 pid=$!
 i=0
-while ! grep -qs 'drm-driver:.vgpu' /proc/$pid/fdinfo/* && [ $i -lt 50 ]; do
+while ! grep -qs '^holding' $hold_out && [ $i -lt 50 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -41,6 +43,8 @@ fdinfo_total() {
 
 t "observe.fdinfo_shows_the_process" "[ \$(fdinfo_total $pid) -ge $quarter ]"
 t "observe.smi_lists_the_process" "vgpu-smi | grep -q ' vgpu-hold '"
+# Its modeled time split by exec queue (each job plus microseconds of overheads).
+t "observe.smi_splits_modeled_time_by_queue" "vgpu-smi | grep -Eq ' vgpu-hold .* 4\.0[0-9] ms \(q0 1\.0[0-9] ms, q1 3\.0[0-9] ms\)'"
 t "observe.smi_device_filter" "vgpu-smi -P -d $(basename "$node") | grep -q '^GPU 0 '"
 wait $pid
 # The device's modeled time (the cost model), in sysfs and in vgpu-smi.

@@ -39,7 +39,8 @@ struct smi_client {
 	int nr_pids;		/* processes holding it */
 	char comm[32];
 	struct smi_region vram, system;
-	uint64_t engine_ns[SMI_MAX_ENGINES];
+	uint64_t engine_ns[SMI_MAX_ENGINES];	/* drm-engine-q<N> */
+	uint64_t modeled_ns[SMI_MAX_ENGINES];	/* drm-vgpu-modeled-time-q<N> */
 	int nr_engines;
 	int nr_keys;
 	struct smi_key keys[SMI_MAX_KEYS];

@@ -138,6 +138,7 @@ static void json_client(FILE *f, const struct smi_client *c,
 		json_str(f, name);
 		fputs(": {", f);
 		json_u64(f, &in, "busy_ns", c->engine_ns[i]);
+		json_u64(f, &in, "modeled_ns", c->modeled_ns[i]);
 		if (prev)
 			json_ratio(f, &in, "busy_pct", smi_busy_pct(c, prev, i, dt));
 		fputc('}', f);

@@ -279,6 +279,17 @@ static void parse_value(struct smi_key *k, const char *v)
 	snprintf(k->str, sizeof(k->str), "%llu", n);
 }
 
+/* A per-queue fdinfo key (q<N>): its value into @ns[N]. */
+static void engine_key(struct smi_client *c, uint64_t *ns, int q,
+		       uint64_t value)
+{
+	if (q < 0 || q >= SMI_MAX_ENGINES)
+		return;
+	ns[q] = value;
+	if (q + 1 > c->nr_engines)
+		c->nr_engines = q + 1;
+}
+
 static void region_key(struct smi_client *c, const char *name, uint64_t v)
 {
 	char stat[16], region[32];
@@ -350,13 +361,12 @@ static bool parse_fdinfo(const char *path, struct fdinfo *fi)
 		} else if (!strcmp(line, "drm-pdev")) {
 			copy_str(fi->pdev, sizeof(fi->pdev), k->str);
 		} else if (!strncmp(line, "drm-engine-q", 12) && k->numeric) {
-			int q = atoi(line + 12);
-
-			if (q >= 0 && q < SMI_MAX_ENGINES) {
-				fi->c.engine_ns[q] = k->value;
-				if (q + 1 > fi->c.nr_engines)
-					fi->c.nr_engines = q + 1;
-			}
+			engine_key(&fi->c, fi->c.engine_ns, atoi(line + 12),
+				   k->value);
+		} else if (!strncmp(line, "drm-vgpu-modeled-time-q", 23) &&
+			   k->numeric) {
+			engine_key(&fi->c, fi->c.modeled_ns, atoi(line + 23),
+				   k->value);
 		} else if (k->numeric) {
 			region_key(&fi->c, line, k->value);
 		}

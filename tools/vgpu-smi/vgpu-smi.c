@@ -9,8 +9,8 @@
  * eviction and placement policies, TLB hit rates, faults, migrations and
  * evictions, modeled GPU time.  Per process (every open file of a vgpu
  * render node): memory by placement, faults, bytes migrated each way,
- * evictions, TLB hit rate, modeled GPU time and, when refreshing, queue
- * utilisation (wall time).
+ * evictions, TLB hit rate, modeled GPU time (split by exec queue when it
+ * used several) and, when refreshing, queue utilisation (wall time).
  *
  * vgpu-smi reads only what any tool may read: sysfs (the PCI device's
  * attributes), /proc/<pid>/fdinfo (drm-usage-stats keys) and, if mounted
@@ -100,6 +100,27 @@ static const char *human_ns(uint64_t ns, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%" PRIu64 " ns", ns);
 	return buf;
+}
+
+/* A client's modeled time per exec queue, when it used more than one. */
+static void print_queue_time(const struct smi_client *cl)
+{
+	const char *sep = " (";
+	char buf[32];
+	int q, used = 0;
+
+	for (q = 0; q < cl->nr_engines; q++)
+		used += cl->modeled_ns[q] > 0;
+	if (used < 2)
+		return;
+	for (q = 0; q < cl->nr_engines; q++) {
+		if (!cl->modeled_ns[q])
+			continue;
+		printf("%sq%d %s", sep, q,
+		       human_ns(cl->modeled_ns[q], buf, sizeof(buf)));
+		sep = ", ";
+	}
+	printf(")");
 }
 
 static const char *pct(double r, char *buf, size_t size)
@@ -217,6 +238,7 @@ static void print_device(const struct smi_device *d, const struct smi_device *pr
 			   r1, sizeof(r1)));
 		printf(" %10s", human_ns(smi_key_u64(cl, "drm-vgpu-modeled-time"),
 					 r2, sizeof(r2)));
+		print_queue_time(cl);
 		for (q = 0; pc && q < cl->nr_engines; q++) {
 			double p = smi_busy_pct(cl, pc, q, dt);
 

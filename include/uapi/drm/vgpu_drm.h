@@ -984,6 +984,18 @@ struct drm_vgpu_query_time {
 	__u64 queue_ns[DRM_VGPU_QUERY_TIME_QUEUES];
 	/** @queue_stall_ns: the part of @queue_ns stalled on faults. */
 	__u64 queue_stall_ns[DRM_VGPU_QUERY_TIME_QUEUES];
+	/**
+	 * @vm_queue_ns: modeled time of the jobs of the VM
+	 * &drm_vgpu_query.vm_id on each fixed exec queue's ring (its own
+	 * and those of queues EXEC_QUEUE_CREATE made on that ring): each
+	 * job is charged the ring's clock as it ended less the clock as the
+	 * job before it ended, so the VMs' figures on a ring add up to its
+	 * @queue_ns since they started; a job the ring stopped in (timeout,
+	 * bad command, cancelled fault) is charged its time until then.  All
+	 * zero on a device without ``CAPS_FENCE_CLOCK`` (fdinfo
+	 * ``drm-vgpu-modeled-time-q<N>`` shows the sum over a file's VMs).
+	 */
+	__u64 vm_queue_ns[DRM_VGPU_QUERY_TIME_QUEUES];
 };
 
 /**

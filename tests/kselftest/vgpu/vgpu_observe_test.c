@@ -673,11 +673,13 @@ TEST_F(observe, registry_in_sysfs)
 	EXPECT_LT(0, files);
 }
 
+#define QUEUE_KEY	"drm-vgpu-modeled-time-q"
+
 TEST_F(observe, registry_in_fdinfo)
 {
 	const struct registry_line *r;
-	char key[80], path[64], line[256];
-	unsigned int i, j, n;
+	char key[80], path[64], line[256], c;
+	unsigned int i, j, n, q, queue_keys = 0;
 	const struct kv *kv;
 	struct fdinfo fi;
 	int known;
@@ -717,11 +719,21 @@ TEST_F(observe, registry_in_fdinfo)
 			known |= !strcmp(line, fdinfo_state_keys[i]);
 		for (i = 0; i < ARRAY_SIZE(registry); i++)
 			known |= registry[i].fdinfo && !strcmp(line + 9, registry[i].fdinfo);
+		/* Or one of the family per exec queue, q0 to q<N-1>. */
+		if (!strncmp(line, QUEUE_KEY, strlen(QUEUE_KEY)) &&
+		    sscanf(line + strlen(QUEUE_KEY), "%u%c", &q, &c) == 1 &&
+		    q < self->dev.exec_queues && q == queue_keys) {
+			known = 1;
+			queue_keys++;
+		}
 		EXPECT_TRUE(known) TH_LOG("%s is not in the registry", line);
 		n++;
 	}
 	fclose(f);
 	EXPECT_LT(ARRAY_SIZE(fdinfo_state_keys), n);
+	/* One per exec queue, in order, where the device writes the clock. */
+	EXPECT_EQ(self->dev.caps & VGPU_CAPS_FENCE_CLOCK ?
+		  self->dev.exec_queues : 0, queue_keys);
 }
 
 /* Each debugfs line "<name> <value>" in the section of its group. */

@@ -6,7 +6,9 @@
  * charged the same amounts), against the model's formula over the VM's
  * device counters, and for a demand-paged BO against the stall rule
  * (fault service plus the kernel's copies meanwhile); COMPUTE charged as
- * hardware.rst says.  Hostile QUERY arguments too.
+ * hardware.rst says.  Per exec queue and client (drm-vgpu-modeled-time-q<N>,
+ * vm_queue_ns): jobs of one client on two queues, of two clients on one
+ * queue, and a job the ring stopped in.  Hostile QUERY arguments too.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -248,6 +250,165 @@ TEST_F(time, stalls_against_model)
 	EXPECT_EQ(b.t.vm_stall_ns, b.fdinfo_stall);
 	EXPECT_EQ(b.t.vm_modeled_ns, b.fdinfo_modeled);
 	vgpu_bo_close(&self->dev, h);
+}
+
+/*
+ * Per exec queue, per client (FENCE_FLAG_CLOCK): each job is charged the
+ * ring's modeled clock as it ended less the clock as the job before it
+ * ended.  A job of COMPUTE(ns) costs ns plus the overheads of its CALL,
+ * its COMPUTE and the kernel's FENCE, plus fetching its stream.
+ */
+#define JOB_SLACK_NS	100000ull
+
+static int compute_job(struct vgpu_dev *dev, uint32_t queue, uint32_t ns,
+		       bool bad, uint32_t *sync)
+{
+	struct vgpu_cmd cmd;
+	int ret;
+
+	if (sync && vgpu_syncobj_create(dev, sync))
+		return -ENOMEM;
+	vgpu_cmd_init(&cmd);
+	vgpu_cmd_compute(&cmd, ns);
+	if (bad) {
+		vgpu_cmd_nop(&cmd, 1);
+		cmd.dw[cmd.len - 1] = VGPU_CMD_HEADER(0x7f, 0, 1);
+	}
+	if (sync)
+		ret = vgpu_submit(dev, queue, &cmd, NULL, 0, *sync);
+	else
+		ret = vgpu_run(dev, queue, &cmd, TIMEOUT_NS);
+	vgpu_cmd_fini(&cmd);
+	return ret;
+}
+
+/* @dt, one job's modeled time, against COMPUTE(@ns) and its overheads. */
+#define EXPECT_JOB_TIME(dt, ns, t) do {					\
+	EXPECT_LE((ns) + 3 * (uint64_t)(t)->cmd_ns, (dt))			\
+		TH_LOG("job charged %llu ns for COMPUTE %llu",		\
+		       (unsigned long long)(dt), (unsigned long long)(ns)); \
+	EXPECT_GE((ns) + JOB_SLACK_NS, (dt))				\
+		TH_LOG("job charged %llu ns for COMPUTE %llu",		\
+		       (unsigned long long)(dt), (unsigned long long)(ns)); \
+} while (0)
+
+static bool has_fence_clock(struct vgpu_dev *dev)
+{
+	return (dev->caps & VGPU_CAPS_FENCE_CLOCK) &&
+	       (dev->caps & VGPU_CAPS_COMPUTE);
+}
+
+/*
+ * One client, two exec queues: each queue's figure is its own job's, the
+ * ring's clock moved by as much, the figures add up to the VM's modeled
+ * time, and fdinfo shows them.
+ */
+TEST_F(time, per_exec_queue)
+{
+	const uint32_t ns[2] = { 1000000, 3000000 };
+	struct snap a, b;
+	uint64_t sum = 0;
+	char key[40];
+	uint32_t i;
+
+	if (!has_fence_clock(&self->dev))
+		SKIP(return, "device without FENCE CLOCK (caps %#x)",
+		     self->dev.caps);
+	if (self->dev.exec_queues < 2)
+		SKIP(return, "one exec queue");
+	ASSERT_EQ(0, snap_take(&self->dev, &a));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, compute_job(&self->dev, i, ns[i], false, NULL));
+	ASSERT_EQ(0, snap_take(&self->dev, &b));
+
+	for (i = 0; i < b.t.num_queues; i++) {
+		uint64_t dt = D(&a, &b, t.vm_queue_ns[i]);
+
+		sum += dt;
+		snprintf(key, sizeof(key), "drm-vgpu-modeled-time-q%u", i);
+		EXPECT_EQ(b.t.vm_queue_ns[i], fdinfo_u64(self->dev.fd, key));
+		if (i >= 2) {
+			EXPECT_EQ(0, dt);
+			continue;
+		}
+		EXPECT_JOB_TIME(dt, ns[i], &b.t);
+		EXPECT_EQ(D(&a, &b, t.queue_ns[i]), dt);
+	}
+	EXPECT_EQ(D(&a, &b, t.vm_modeled_ns), sum);
+}
+
+/*
+ * Two clients' jobs in flight on one ring at once: each is charged its
+ * own job, whatever order the scheduler ran them in, and together they
+ * are exactly what the ring ran.
+ */
+TEST_F(time, two_clients_one_queue)
+{
+	const uint32_t ns[2] = { 1000000, 3000000 };
+	struct vgpu_dev *dev[2], other;
+	struct snap a[2], b[2];
+	uint32_t sync[2];
+	int i;
+
+	if (!has_fence_clock(&self->dev))
+		SKIP(return, "device without FENCE CLOCK (caps %#x)",
+		     self->dev.caps);
+	ASSERT_EQ(0, vgpu_open(&other));
+	dev[0] = &self->dev;
+	dev[1] = &other;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, snap_take(dev[i], &a[i]));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, compute_job(dev[i], 0, ns[i], false, &sync[i]));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, vgpu_syncobj_wait(dev[i], sync[i], TIMEOUT_NS));
+		EXPECT_EQ(1, vgpu_syncobj_status(dev[i], sync[i]));
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, snap_take(dev[i], &b[i]));
+
+	for (i = 0; i < 2; i++)
+		EXPECT_JOB_TIME(D(&a[i], &b[i], t.vm_queue_ns[0]), ns[i],
+				&b[i].t);
+	EXPECT_EQ(D(&a[0], &b[1], t.queue_ns[0]),
+		  D(&a[0], &b[0], t.vm_queue_ns[0]) +
+		  D(&a[1], &b[1], t.vm_queue_ns[0]));
+	vgpu_close(&other);
+}
+
+/*
+ * A job the ring stops in (a bad command after COMPUTE) is charged its
+ * time until then, not the job that runs after the recovery; the ring's
+ * time is still split exactly.
+ */
+TEST_F(time, failed_job_keeps_its_time)
+{
+	const uint32_t bad_ns = 2000000, good_ns = 1000000;
+	struct vgpu_dev other;
+	struct snap a[2], b[2];
+	uint32_t sync[2];
+
+	if (!has_fence_clock(&self->dev))
+		SKIP(return, "device without FENCE CLOCK (caps %#x)",
+		     self->dev.caps);
+	ASSERT_EQ(0, vgpu_open(&other));
+	ASSERT_EQ(0, snap_take(&self->dev, &a[0]));
+	ASSERT_EQ(0, snap_take(&other, &a[1]));
+	ASSERT_EQ(0, compute_job(&self->dev, 0, bad_ns, true, &sync[0]));
+	ASSERT_EQ(0, compute_job(&other, 0, good_ns, false, &sync[1]));
+	ASSERT_EQ(0, vgpu_syncobj_wait(&self->dev, sync[0], TIMEOUT_NS));
+	ASSERT_EQ(0, vgpu_syncobj_wait(&other, sync[1], TIMEOUT_NS));
+	EXPECT_EQ(-EIO, vgpu_syncobj_status(&self->dev, sync[0]));
+	EXPECT_EQ(1, vgpu_syncobj_status(&other, sync[1]));
+	ASSERT_EQ(0, snap_take(&self->dev, &b[0]));
+	ASSERT_EQ(0, snap_take(&other, &b[1]));
+
+	EXPECT_JOB_TIME(D(&a[0], &b[0], t.vm_queue_ns[0]), bad_ns, &b[0].t);
+	EXPECT_JOB_TIME(D(&a[1], &b[1], t.vm_queue_ns[0]), good_ns, &b[1].t);
+	EXPECT_EQ(D(&a[0], &b[1], t.queue_ns[0]),
+		  D(&a[0], &b[0], t.vm_queue_ns[0]) +
+		  D(&a[1], &b[1], t.vm_queue_ns[0]));
+	vgpu_close(&other);
 }
 
 TEST_HARNESS_MAIN

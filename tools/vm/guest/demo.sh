@@ -97,10 +97,15 @@ vgpu-bench --quick --csv /out oversub > /tmp/bench.txt 2>&1 &
 pid=$!
 
 # ---- 4. what vgpu-smi sees ----------------------------------------------------
+# A second client beside it, with 2 and 5 ms of modeled GPU time on exec
+# queues 0 and 1: vgpu-smi splits its time by queue.
+vgpu-hold 65536 8 2000000 5000000 > /dev/null &
+hold=$!
 sleep 2
 say
 say "== 4. vgpu-smi while the workload runs (per device, then per process)"
 vgpu-smi -f 3 | grep -v '^vgpu-smi ' | sed '/^$/d' | indent
+wait $hold
 if ! wait $pid; then
 	say "demo: the workload failed:" >&2
 	tail -n 20 /tmp/bench.txt >&2

@@ -48,6 +48,13 @@
  *   end of the job before it on the same ring if later, until its fence
  *   signalled, so the times of all clients on a queue never add up to more
  *   than wall-clock time.
+ * - ``drm-vgpu-modeled-time-q<N>``: modeled GPU time of the client's jobs
+ *   on exec queue N (hardware.rst "Cost model"), in ns: the ring's
+ *   modeled clock as each job ended, less its clock as the job before it
+ *   ended (``FENCE_FLAG_CLOCK``; absent on a device without it).  A job
+ *   the ring stopped in (timeout, bad command, cancelled fault) is
+ *   charged its time until then; work a device reset interrupted is not
+ *   charged.
  * - ``drm-vgpu-*``: memory-management counters of the client: GPU faults,
  *   bytes migrated each way and evictions of BOs mapped in its VM, thrash
  *   events, the paging code's counters (fault batches, duplicates,
@@ -199,6 +206,14 @@ static void vgpu_fdinfo_engines(struct drm_printer *p, struct vgpu_device *vdev,
 		drm_printf(p, "drm-engine-q%u:\t%llu ns\n", i,
 			   t->engine_ns[q->id]);
 	}
+	if (!(vdev->caps & VGPU_CAPS_FENCE_CLOCK))
+		return;
+	for (i = 0; i < vgpu_exec_queues(vdev); i++) {
+		struct vgpu_queue *q = vgpu_exec_queue(vdev, i);
+
+		drm_printf(p, "drm-vgpu-modeled-time-q%u:\t%llu ns\n", i,
+			   t->modeled_ns[q->id]);
+	}
 }
 
 /* @def: the file's default VM, for the keys that describe one VM. */
@@ -282,6 +297,28 @@ void vgpu_fdinfo_engine_charge(struct vgpu_queue *q, struct vgpu_vm *vm,
 	if (end_ns > start_ns)
 		atomic64_add(end_ns - start_ns, &vm->engine_ns[q->id]);
 	q->busy_until = max(end_ns, q->busy_until);
+}
+
+/**
+ * vgpu_fdinfo_modeled_charge() - add a job's modeled time on a queue to its VM
+ * @q: the hardware queue
+ * @vm: the job's VM
+ * @clock: the queue's modeled clock as the job ended
+ *
+ * A ring runs its jobs one after the other and its clock moves only while
+ * it works, so a job's modeled time is the clock's advance since the end
+ * of the job before it: what ``drm-vgpu-modeled-time-q<N>`` and
+ * &drm_vgpu_query_time.vm_queue_ns add up.
+ *
+ * Context: any; caller holds @q->fence_lock (the order of completion).
+ */
+void vgpu_fdinfo_modeled_charge(struct vgpu_queue *q, struct vgpu_vm *vm,
+				u64 clock)
+{
+	lockdep_assert_held(&q->fence_lock);
+	if (clock > q->clock_until)
+		atomic64_add(clock - q->clock_until, &vm->modeled_ns[q->id]);
+	q->clock_until = max(clock, q->clock_until);
 }
 
 /**

@@ -16,6 +16,8 @@ struct vgpu_vm;
 void vgpu_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 void vgpu_fdinfo_engine_charge(struct vgpu_queue *q, struct vgpu_vm *vm,
 			       u64 start_ns, u64 end_ns);
+void vgpu_fdinfo_modeled_charge(struct vgpu_queue *q, struct vgpu_vm *vm,
+				u64 clock);
 void vgpu_fdinfo_account_move(struct ttm_buffer_object *tbo, bool evict,
 			      int old_type, u32 new_type);
 

@@ -173,6 +173,7 @@ static int vgpu_query_time(struct vgpu_device *vdev, struct vgpu_vm *vm,
 			vgpu_rd64(vdev, VGPU_QTIME_REG(hw, VGPU_QTIME_CLOCK_LO));
 		t->queue_stall_ns[i] =
 			vgpu_rd64(vdev, VGPU_QTIME_REG(hw, VGPU_QTIME_STALL_LO));
+		t->vm_queue_ns[i] = atomic64_read(&vm->modeled_ns[hw]);
 	}
 	drm_dev_exit(idx);
 	return 0;

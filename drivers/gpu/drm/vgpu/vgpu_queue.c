@@ -42,9 +42,14 @@
  * for the last fence emitted on the queue, without pinning the context
  * meanwhile (it takes one again when it is woken).  run_job then reprograms
  * QUEUE_CONTEXT if needed, writes the CALL into the ring, appends
- * ``FENCE(seqno, IRQ | NOWRITE)`` and rings the doorbell.  The job's fence
- * signals from the FENCE interrupt (vgpu_queue_complete()), which reads
- * QUEUE_FENCE only; only the ring's FENCE moves it.
+ * ``FENCE(seqno, IRQ | CLOCK)`` (``IRQ | NOWRITE`` on a device without
+ * ``CAPS_FENCE_CLOCK``) and rings the doorbell.  The job's fence signals
+ * from the FENCE interrupt (vgpu_queue_complete()), which reads
+ * QUEUE_FENCE; only the ring's FENCE moves it.  CLOCK has the FENCE write
+ * the queue's modeled clock into the job's slot of &vgpu_queue.clocks
+ * (by seqno: a full ring holds at most %VGPU_QUEUE_CLOCK_SLOTS jobs), and
+ * the job's VM is charged its advance since the job before it
+ * (vgpu_fdinfo_modeled_charge()).
  *
  * Recovery.  A queue stops for three reasons: a job runs past the job
  * timeout, a command is bad (ERROR), or a GPU fault was answered with
@@ -164,16 +169,33 @@ static void vgpu_ring_write(struct vgpu_queue *q, const u32 *dw, u32 n)
 	q->tail = pos * 4;
 }
 
+/* Where the ring's FENCE of the job with @seqno writes the modeled clock. */
+static u32 vgpu_queue_clock_slot(u64 seqno)
+{
+	return seqno % VGPU_QUEUE_CLOCK_SLOTS;
+}
+
 static void vgpu_ring_emit_job(struct vgpu_queue *q, struct vgpu_job *job)
 {
 	u64 seqno = job->hw_fence->base.seqno;
-	/* Privileged, in the ring: only QUEUE_FENCE and the interrupt. */
-	u32 fence[VGPU_FENCE_LEN] = {
-		VGPU_CMD_HEADER(VGPU_OP_FENCE,
-				VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE,
-				VGPU_FENCE_LEN),
-		0, 0, lower_32_bits(seqno), upper_32_bits(seqno),
-	};
+	/*
+	 * Privileged, in the ring: QUEUE_FENCE and the interrupt, and the
+	 * queue's modeled clock into the job's slot, nothing in the VM.
+	 */
+	u32 flags = VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_NOWRITE;
+	dma_addr_t slot = 0;
+	u32 fence[VGPU_FENCE_LEN];
+
+	if (q->clocks) {
+		flags = VGPU_FENCE_FLAG_IRQ | VGPU_FENCE_FLAG_CLOCK;
+		slot = q->clocks_dma +
+		       vgpu_queue_clock_slot(seqno) * sizeof(*q->clocks);
+	}
+	fence[0] = VGPU_CMD_HEADER(VGPU_OP_FENCE, flags, VGPU_FENCE_LEN);
+	fence[1] = lower_32_bits(slot);
+	fence[2] = upper_32_bits(slot);
+	fence[3] = lower_32_bits(seqno);
+	fence[4] = upper_32_bits(seqno);
 
 	vgpu_ring_write(q, job->cmds, job->ndw);
 	vgpu_ring_write(q, fence, ARRAY_SIZE(fence));
@@ -186,6 +208,27 @@ static void vgpu_ring_kick(struct vgpu_queue *q)
 	wmb();	/* ring contents before the tail */
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_TAIL), q->tail);
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_DOORBELL), 1);
+}
+
+/*
+ * The ring stopped (a recovery or a device reset): its modeled clock is
+ * read again from the device, and the time since the last job charged, if
+ * @stuck, is that of @stuck, the job the ring stopped in.
+ */
+static void vgpu_queue_clock_restart(struct vgpu_queue *q,
+				     struct vgpu_hw_fence *stuck)
+{
+	unsigned long flags;
+	u64 clock;
+
+	if (!q->clocks)
+		return;
+	clock = vgpu_rd64(q->vdev, VGPU_QTIME_REG(q->id, VGPU_QTIME_CLOCK_LO));
+	spin_lock_irqsave(&q->fence_lock, flags);
+	if (stuck)
+		vgpu_fdinfo_modeled_charge(q, stuck->vm, clock);
+	q->clock_until = clock;
+	spin_unlock_irqrestore(&q->fence_lock, flags);
 }
 
 /* Program the ring and enable the queue (after probe or reset). */
@@ -208,6 +251,7 @@ static void vgpu_queue_hw_init(struct vgpu_queue *q)
 		  VGPU_QUEUE_CONTROL_ENABLE);
 	q->tail = 0;
 	q->hw_ctx = -1;
+	vgpu_queue_clock_restart(q, NULL);
 }
 
 /* Switch an idle queue to another context. */
@@ -263,6 +307,12 @@ void vgpu_queue_complete(struct vgpu_queue *q)
 		if (f->base.seqno > done)
 			break;
 		list_del(&f->link);
+		if (q->clocks) {
+			u32 slot = vgpu_queue_clock_slot(f->base.seqno);
+
+			vgpu_fdinfo_modeled_charge(q, f->vm,
+						   le64_to_cpu(READ_ONCE(q->clocks[slot])));
+		}
 		vgpu_hw_fence_signal_locked(q, f, 0);
 		dma_fence_put(&f->base);
 	}
@@ -673,6 +723,7 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	/* Empty the ring, then fill it again with what must still run. */
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
 		  VGPU_QUEUE_CONTROL_RESET);
+	vgpu_queue_clock_restart(q, stuck);
 	vgpu_wr32(vdev, VGPU_QUEUE_REG(q->id, VGPU_QUEUE_CONTROL),
 		  VGPU_QUEUE_CONTROL_ENABLE);
 	q->tail = 0;
@@ -696,6 +747,21 @@ static const struct drm_sched_backend_ops vgpu_sched_ops = {
 };
 
 /* ---------------------------------------------------------- life --- */
+
+#define VGPU_QUEUE_CLOCKS_BYTES	(VGPU_QUEUE_CLOCK_SLOTS * sizeof(__le64))
+
+/* Free the ring and the clock slots of @q. */
+static void vgpu_queue_free_mem(struct vgpu_queue *q)
+{
+	struct device *dev = q->vdev->drm.dev;
+
+	if (q->clocks)
+		dma_free_coherent(dev, VGPU_QUEUE_CLOCKS_BYTES, q->clocks,
+				  q->clocks_dma);
+	q->clocks = NULL;
+	dma_free_coherent(dev, VGPU_RING_BYTES, q->ring, q->ring_dma);
+	q->ring = NULL;
+}
 
 /**
  * vgpu_queues_init() - rings and schedulers for every hardware queue
@@ -735,11 +801,20 @@ int vgpu_queues_init(struct vgpu_device *vdev)
 			ret = -ENOMEM;
 			goto err_fini;
 		}
+		if (vdev->caps & VGPU_CAPS_FENCE_CLOCK) {
+			q->clocks = dma_alloc_coherent(drm->dev,
+						       VGPU_QUEUE_CLOCKS_BYTES,
+						       &q->clocks_dma,
+						       GFP_KERNEL);
+			if (!q->clocks) {
+				vgpu_queue_free_mem(q);
+				ret = -ENOMEM;
+				goto err_fini;
+			}
+		}
 		ret = drm_sched_init(&q->sched, &args);
 		if (ret) {
-			dma_free_coherent(drm->dev, VGPU_RING_BYTES, q->ring,
-					  q->ring_dma);
-			q->ring = NULL;
+			vgpu_queue_free_mem(q);
 			goto err_fini;
 		}
 		vgpu_queue_hw_init(q);
@@ -793,9 +868,7 @@ void vgpu_queues_unplug(struct vgpu_device *vdev)
 				  VGPU_QUEUE_CONTROL_DISABLE);
 		vgpu_queue_fail_pending(q, -ENODEV);
 		/* Nothing writes the ring any more (drm_dev_enter() fails). */
-		dma_free_coherent(vdev->drm.dev, VGPU_RING_BYTES, q->ring,
-				  q->ring_dma);
-		q->ring = NULL;
+		vgpu_queue_free_mem(q);
 	}
 }
 

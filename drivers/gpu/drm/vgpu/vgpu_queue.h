@@ -20,6 +20,11 @@ struct vgpu_vm;
 #define VGPU_RING_BYTES		(256u << 10)
 /** VGPU_RING_CREDIT - bytes of ring one scheduler credit stands for */
 #define VGPU_RING_CREDIT	64u
+/**
+ * VGPU_QUEUE_CLOCK_SLOTS - modeled-clock slots of a queue: one per job a
+ * full ring can hold (a job takes at least one credit), indexed by seqno
+ */
+#define VGPU_QUEUE_CLOCK_SLOTS	(VGPU_RING_BYTES / VGPU_RING_CREDIT)
 /** VGPU_KERNEL_QUEUES - hardware queues the kernel keeps (queue 0) */
 #define VGPU_KERNEL_QUEUES	1
 
@@ -74,6 +79,13 @@ struct vgpu_hw_fence {
  * @pending: emitted fences, oldest first.
  * @busy_until: end (ns) of the last job whose run time was charged to a
  *	VM (vgpu_fdinfo_engine_charge(), under @fence_lock).
+ * @clocks: %VGPU_QUEUE_CLOCK_SLOTS slots (coherent system memory) where
+ *	the ring's FENCE of a job writes the queue's modeled clock as the job
+ *	ends (``FENCE_FLAG_CLOCK``), or NULL on a device without it.
+ * @clocks_dma: their DMA address.
+ * @clock_until: modeled clock at the end of the last job whose modeled
+ *	time was charged to a VM (vgpu_fdinfo_modeled_charge(), under
+ *	@fence_lock).
  * @error: cause the queue stopped with (``VGPU_QUEUE_ERROR_*``), read by
  *	the timeout handler.
  * @progress: REPLAYs the fault thread issued on the queue and faulting
@@ -97,6 +109,9 @@ struct vgpu_queue {
 	u64 seqno;
 	struct list_head pending;
 	u64 busy_until;
+	__le64 *clocks;
+	dma_addr_t clocks_dma;
+	u64 clock_until;
 	u32 error;
 	atomic_t progress;
 };

@@ -282,8 +282,10 @@ void vgpu_stats_client_add(struct vgpu_stats_client *c, struct vgpu_vm *vm)
 
 	for (i = 0; i < VGPU_STAT_NR; i++)
 		c->stats[i] += atomic64_read(&vm->stats.v[i]);
-	for (i = 0; i < VGPU_NUM_QUEUES; i++)
+	for (i = 0; i < VGPU_NUM_QUEUES; i++) {
 		c->engine_ns[i] += atomic64_read(&vm->engine_ns[i]);
+		c->modeled_ns[i] += atomic64_read(&vm->modeled_ns[i]);
+	}
 	vgpu_ctx_counters(vm, hw, &hw_ctx);
 	for (i = 0; i < VGPU_CTR_NR; i++)
 		c->hw[i] += hw[i];

@@ -21,6 +21,8 @@ struct vgpu_vm;
  * struct vgpu_stats_client - counters of a client: a file's VMs, summed
  * @stats: the VMs' banks.
  * @engine_ns: busy time per hardware queue, ns (``drm-engine-q<N>``).
+ * @modeled_ns: modeled time of the jobs per hardware queue, ns
+ *	(``drm-vgpu-modeled-time-q<N>``).
  * @hw: device counters (``VGPU_CTR_*``) of the contexts the VMs ran on.
  *
  * A file keeps those of its destroyed VMs (&vgpu_file.retired), so that
@@ -29,6 +31,7 @@ struct vgpu_vm;
 struct vgpu_stats_client {
 	u64 stats[VGPU_STAT_NR];
 	u64 engine_ns[VGPU_NUM_QUEUES];
+	u64 modeled_ns[VGPU_NUM_QUEUES];
 	u64 hw[VGPU_CTR_NR];
 };
 

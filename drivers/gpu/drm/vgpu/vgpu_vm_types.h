@@ -96,6 +96,8 @@ struct vgpu_vma {
  * @stats: the VM's bank of the driver's counters (vgpu_stats.c).
  * @engine_ns: busy time per hardware queue, ns (fdinfo drm-engine-*;
  *	vgpu_fdinfo_engine_charge()).
+ * @modeled_ns: modeled time of the VM's jobs per hardware queue, ns
+ *	(vgpu_fdinfo_modeled_charge()).
  * @prefetch: the VM's fault-stream detector (vgpu_prefetch.c), protected
  *	by &vgpu_pool.lock.
  * @entity_lock: protects @entities creation.
@@ -137,6 +139,7 @@ struct vgpu_vm {
 	atomic_t banned;
 	struct vgpu_stats stats;
 	atomic64_t engine_ns[VGPU_NUM_QUEUES];
+	atomic64_t modeled_ns[VGPU_NUM_QUEUES];
 	struct vgpu_prefetch prefetch;
 
 	struct mutex entity_lock;
