@@ -11,16 +11,19 @@
 # written by hand must give the TOUCHes, jobs, bytes read and written
 # and compute time it works out to, and one with a wait the FENCE and
 # WAIT it works out to and the modeled time the WAIT carries over.  A
-# trace with a bad line must fail, naming the file and line.  Prints TAP.
+# trace with a bad line must fail, naming the file and line.  The sweep
+# suites' --vram-base: gemm at 50 and 150 % of an eighth of VRAM runs
+# problems of those sizes, which fit (no eviction); a base of 0, a bad
+# suffix or a missing value is refused.  Prints TAP.
 
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/node.sh"
 
 node=$(vgpu_node)
 echo "TAP version 13"
-echo "1..6"
+echo "1..8"
 if [ -z "$node" ] || ! command -v vgpu-bench > /dev/null; then
-	for i in 1 2 3 4 5 6; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
+	for i in 1 2 3 4 5 6 7 8; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
 	exit 0
 fi
 vram=$(cat "$node/device/vram_total")
@@ -146,4 +149,28 @@ out=$(vgpu-bench replay "$dir/bad.trace" 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
 t bench_replay.bad_line_refused "[ $st -ne 0 ] && echo \"\$out\" | grep -q 'bad.trace:3: unknown op'"
+
+# --vram-base: the footprints are percentages of the base, here an eighth
+# of VRAM, so even the 150 % run fits.
+base=$((vram / 8))
+mkdir -p "$dir/base"
+out=$(vgpu-bench --quick --vram-base $base --csv "$dir/base" gemm 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+rows=$(awk -F, -v b=$((base >> 20)) '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ printf " %s:%s", $c["footprint_pct"],
+	  ($c["footprint_mib"] > 0 && $c["footprint_mib"] * 100 <= $c["footprint_pct"] * b &&
+	   $c["evictions"] == 0 && $c["faults"] > 0) ? "fits" : "bad" }' "$dir/base/gemm.csv" 2>/dev/null)
+diag "vram-base $base:$rows"
+t bench_sweep.vram_base_sizes_footprints "[ $st -eq 0 ] && [ \"$rows\" = ' 50:fits 150:fits' ]"
+
+refused=0
+for arg in 0 12Q 0x; do
+	out=$(vgpu-bench --vram-base $arg gemm 2>&1)
+	[ $? -eq 2 ] && echo "$out" | grep -q "bad --vram-base '$arg'" && refused=$((refused + 1))
+done
+vgpu-bench --vram-base > /dev/null 2>&1
+[ $? -eq 2 ] && refused=$((refused + 1))
+t bench_sweep.vram_base_refused "[ $refused = 4 ]"
 exit 0

@@ -4,7 +4,8 @@
 # anchors.sh - TAP test of tools/vgpu-bench/anchors.sh on crafted CSV
 # files: columns are found by name in any order, each ratio and
 # difference comes from the right rows, and a result without rows says
-# "-".
+# "-"; BFS and GEMM are set against the same footprint in the fitting
+# directory, and without it say "-".
 #
 #   tests/host/anchors.sh
 
@@ -26,12 +27,24 @@ vram_hit_ratio,policy,pattern,oversub_pct,prefetch,bytes_migrated,modeled_s
 0,lru,strided,400,1,1200,1
 CSV
 cat > "$tmp/bfs.csv" <<'CSV'
-footprint_pct,vs_fit,modeled_s
-50,1.000,1
-150,2.100,1
+footprint_pct,footprint_mib,modeled_ns_per_access,vs_fit
+50,128,4.000,1.000
+150,384,84.000,21.000
+CSV
+# The same problems on a larger device: 384 MiB fits there.
+mkdir "$tmp/fit"
+cat > "$tmp/fit/bfs.csv" <<'CSV'
+footprint_mib,footprint_pct,modeled_ns_per_access
+128,50,4.000
+384,150,70.000
+CSV
+cat > "$tmp/gemm.csv" <<'CSV'
+footprint_pct,footprint_mib,modeled_ns_per_access
+150,364,0.300
 CSV
 
-out=$("$TOP/tools/vgpu-bench/anchors.sh" "$tmp")
+out=$("$TOP/tools/vgpu-bench/anchors.sh" "$tmp" "$tmp/fit")
+nofit=$("$TOP/tools/vgpu-bench/anchors.sh" "$tmp")
 n=0
 check() {
 	n=$((n + 1))
@@ -44,8 +57,15 @@ check() {
 }
 check "prefetch speed-up from the 125 % rows" '^sequential 125 %, prefetch speed-up \(lru\) +3\.00x'
 check "no rows, no figure" '^sequential 125 %, prefetch speed-up \(lru2\) +- '
-check "BFS from vs_fit at 150 %" '^bfs 150 %.* 2\.10x'
-check "GEMM without a CSV" '^gemm 150 %.* +- '
+check "BFS against the same graph fitting" '^bfs 150 %.* 1\.20x'
+check "GEMM without a fitting run" '^gemm 150 %.* +- '
 check "LRU-2 ahead by 10 points" '^scan 125 %.* \+10\.0 pt'
 check "LRU-2 behind by 5 points" '^scan 150 %.* -5\.0 pt'
 check "strided bytes ratio" '^strided 400 %.*\(lru\) +1\.20x'
+n=$((n + 1))
+if grep -E -q '^bfs 150 %.* +- ' <<< "$nofit"; then
+	echo "ok $n - anchors: no fitting directory, no BFS figure"
+else
+	echo "not ok $n - anchors: no fitting directory, no BFS figure"
+	sed 's/^/# /' <<< "$nofit"
+fi

@@ -4,11 +4,13 @@
 # anchors.sh - set vgpu-bench's oversubscription results next to the
 # published figures they are meant to be compared with.
 #
-#   anchors.sh CSV_DIR
+#   anchors.sh CSV_DIR [FIT_DIR]
 #
 # Reads oversub.csv, bfs.csv and gemm.csv from CSV_DIR (the output of
 # `vgpu-bench --csv DIR oversub bfs gemm`, as `make bench` writes them)
-# and prints one line per result: what was measured, the goal, and the
+# and bfs.csv and gemm.csv from FIT_DIR (`vgpu-bench --vram-base V --csv
+# FIT_DIR bfs gemm` on a device larger than V, the VRAM of CSV_DIR's:
+# the same problems, fitting), and prints one line per result: what was measured, the goal, and the
 # published figure it stands for where there is one (user-guide.rst,
 # "Results against published figures").  Times are modeled time (the
 # device's cost model), never wall time.  A result whose rows are
@@ -16,6 +18,7 @@
 
 set -euo pipefail
 dir=$1
+fit=${2:-}
 
 # val FILE FILTER EXPR: EXPR (awk, columns by name as c["name"]) of the
 # first row of FILE matching FILTER; empty if there is none.
@@ -55,10 +58,16 @@ for pol in lru lru2; do
 		"UVM 2.7-3.4x at 116-125 %"
 done
 
-# BFS and GEMM at 150 %: modeled time per access over the fitting run's.
+# BFS and GEMM at 150 %: modeled time per access over that of the same
+# problem fitting (FIT_DIR's row of the same footprint), as the published
+# figures compare.
 for s in bfs gemm; do
-	v=$(val "$dir/$s.csv" "footprint_pct=150" vs_fit)
-	row "$s 150 %, cost per access over the fitting run's" "$(ratio "$v" 1)" "<= 2.5x" \
+	v=$(val "$dir/$s.csv" "footprint_pct=150" modeled_ns_per_access)
+	mib=$(val "$dir/$s.csv" "footprint_pct=150" footprint_mib)
+	f=
+	[ -z "$fit" ] || [ -z "$mib" ] ||
+		f=$(val "$fit/$s.csv" "footprint_mib=$mib" modeled_ns_per_access)
+	row "$s 150 %, per-access cost / same problem fitting" "$(ratio "$v" "$f")" "<= 2.5x" \
 		"UVM 4-10x, DREAM 1.5-2.5x"
 done
 

@@ -19,12 +19,26 @@
  * @fd: the vgpu render node
  * @quick: smaller sweeps (for CI and make demo)
  * @vram_size: the device's VRAM size in bytes
+ * @vram_base: what the sweep suites (bfs, gemm) take footprints as
+ *	percentages of: --vram-base, or 0 for @vram_size.  On a device
+ *	larger than the base they run the same problems without
+ *	oversubscription: the fitting runs of a smaller device's sweep.
  */
 struct bench_opts {
 	int fd;
 	bool quick;
 	uint64_t vram_size;
+	uint64_t vram_base;
 };
+
+/**
+ * bench_parse_size() - a number with an optional K, M or G suffix
+ * @s: the text (decimal or 0x hex, no sign)
+ * @v: out, the value (powers of 1024 for the suffixes)
+ *
+ * Return: 0, or -EINVAL for anything else or an overflow.
+ */
+int bench_parse_size(const char *s, uint64_t *v);
 
 /**
  * struct bench_suite - one benchmark suite

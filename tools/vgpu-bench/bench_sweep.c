@@ -2,7 +2,8 @@
 /*
  * The footprint sweep of the workload suites (bench_sweep.h).
  *
- * Columns: the footprint (percent of VRAM and MiB), the device accesses
+ * Columns: the footprint (percent of VRAM, or of --vram-base, and MiB),
+ * the device accesses
  * the run made, wall seconds, modeled seconds (hardware.rst "Cost
  * model", the VM's modeled time, its fault stalls included), modeled ns
  * per access and that against the fitting run (vs_fit: what
@@ -77,7 +78,8 @@ static int one(struct report *r, const struct bench_opts *o, const char *title,
 	ret = vgpu_open(&dev);
 	if (ret)
 		return ret;
-	ret = bench_pbo_create(&dev, size_of(o->vram_size * pct / 100), BENCH_VA, &b);
+	ret = bench_pbo_create(&dev, size_of((o->vram_base ?: o->vram_size) * pct / 100),
+			       BENCH_VA, &b);
 	if (ret)
 		goto out_close;
 	ret = bench_span_begin(&dev, &sp);

@@ -21,37 +21,11 @@
 #include "bench.h"
 #include "trace_gen.h"
 
-/* A number with an optional K, M or G suffix (powers of 1024). */
-static int parse_size(const char *s, uint64_t *v)
-{
-	unsigned int shift = 0;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno)
-		return -EINVAL;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || *v > UINT64_MAX >> shift)
-		return -EINVAL;
-	*v <<= shift;
-	return 0;
-}
-
 static int parse_u32(const char *s, uint32_t *v)
 {
 	uint64_t x;
 
-	if (parse_size(s, &x) || x > UINT32_MAX)
+	if (bench_parse_size(s, &x) || x > UINT32_MAX)
 		return -EINVAL;
 	*v = x;
 	return 0;
@@ -83,11 +57,11 @@ int bench_gen_trace(int argc, char **argv)
 		if (!val)
 			ret = -EINVAL;
 		else if (!strcmp(opt, "--footprint"))
-			ret = parse_size(val, &o.footprint);
+			ret = bench_parse_size(val, &o.footprint);
 		else if (!strcmp(opt, "--seed"))
-			ret = parse_size(val, &o.seed);
+			ret = bench_parse_size(val, &o.seed);
 		else if (!strcmp(opt, "--compute-ns"))
-			ret = parse_size(val, &o.compute_ns);
+			ret = bench_parse_size(val, &o.compute_ns);
 		else if (!strcmp(opt, "--queues"))
 			ret = parse_u32(val, &o.queues);
 		else if (!strcmp(opt, "--vertices"))

@@ -2,7 +2,7 @@
 /*
  * vgpu-bench - benchmarks of vgpu memory management, run in the guest.
  *
- * Usage: vgpu-bench [--quick] [--csv DIR] [--list] [SUITE...]
+ * Usage: vgpu-bench [--quick] [--csv DIR] [--vram-base SIZE] [--list] [SUITE...]
  *        vgpu-bench [--csv DIR] replay FILE
  *        vgpu-bench gen-trace KIND [OPTION...]
  *
@@ -10,7 +10,11 @@
  * table with a header row.  No suite named: all of them.  Device counters
  * are reported beside times by the suites that drive the device.  replay
  * runs a trace file (replay.c) and reports as a suite does (replay.csv);
- * gen-trace writes a generated trace to stdout (gen_trace.c).
+ * gen-trace writes a generated trace to stdout (gen_trace.c).  With
+ * --vram-base SIZE (K, M or G suffixes) the sweep suites (bfs, gemm) take
+ * their footprints as percentages of SIZE instead of the device's VRAM:
+ * on a device larger than SIZE they run the same problems as a SIZE
+ * device's sweep, fitting, and make bench sets the two side by side.
  *
  * Copyright (c) 2026 The vgpu authors
  */
@@ -67,9 +71,35 @@ static int open_vgpu(void)
 	return fd;
 }
 
+/* A number with an optional K, M or G suffix (powers of 1024). */
+int bench_parse_size(const char *s, uint64_t *v)
+{
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno)
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || *v > UINT64_MAX >> shift)
+		return -EINVAL;
+	*v <<= shift;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: vgpu-bench [--quick] [--csv DIR] [--list] [SUITE...]\n"
+	fprintf(f, "usage: vgpu-bench [--quick] [--csv DIR] [--vram-base SIZE] [--list] [SUITE...]\n"
 		"       vgpu-bench [--csv DIR] replay FILE\n"
 		"       vgpu-bench gen-trace bfs|gemm|train [OPTION...] (--help)\n");
 }
@@ -125,6 +155,13 @@ int main(int argc, char **argv)
 			o.quick = true;
 		} else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
 			csv_dir = argv[++i];
+		} else if (!strcmp(argv[i], "--vram-base") && i + 1 < argc) {
+			if (bench_parse_size(argv[++i], &o.vram_base) ||
+			    !o.vram_base) {
+				fprintf(stderr, "vgpu-bench: bad --vram-base '%s'\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--list")) {
 			for (k = 0; k < NR_SUITES; k++)
 				printf("%-10s %s\n", suites[k]->name,

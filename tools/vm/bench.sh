@@ -10,6 +10,11 @@
 #
 # VGPU_BENCH_VRAM and VGPU_BENCH_MEM size the device and the guest.
 #
+# When the run wrote bfs.csv or gemm.csv, the same problems run again on
+# a device four times larger (VGPU_BENCH_FIT_VRAM), where they fit
+# (vgpu-bench --vram-base), into build/bench/fit/: anchors.sh sets the
+# oversubscribed runs against those.
+#
 # Without arguments (make bench) it also runs the batching suite (quick)
 # on devices of each size in VGPU_BENCH_SCALE_VRAM (default 64M to 2G),
 # into build/bench/vram-<size>/, and prints the cost of a fault and of a
@@ -33,10 +38,40 @@ if [ -f "$OUT/oversub.csv" ] && [ -x "$TOP/tools/vgpu-bench/plot-oversub.sh" ]; 
 	"$TOP/tools/vgpu-bench/plot-oversub.sh" "$OUT/oversub.csv" "$OUT/oversub.png"
 	echo "plot: $OUT/oversub.png"
 fi
-if [ -f "$OUT/oversub.csv" ]; then
+# MiB of a size with an optional K, M or G suffix, as vgpu-run takes it.
+mib() {
+	local n=${1%[KkMmGg]}
+	case $1 in
+	*[Kk]) echo $(( n / 1024 )) ;;
+	*[Gg]) echo $(( n * 1024 )) ;;
+	*[Mm]) echo "$n" ;;
+	*) echo $(( n >> 20 )) ;;
+	esac
+}
+suites=()
+for s in bfs gemm; do
+	[ -f "$OUT/$s.csv" ] && suites+=("$s")
+done
+if [ ${#suites[@]} -gt 0 ]; then
+	base=$(mib "${VGPU_BENCH_VRAM:-256M}")
+	fitv=${VGPU_BENCH_FIT_VRAM:-$(( base * 4 ))M}
+	echo
+	echo "The same problems fitting, on ${fitv} of VRAM (build/bench/fit/):"
+	mkdir -p "$OUT/fit"
+	quick=
+	for a in "$@"; do
+		[ "$a" = --quick ] && quick=--quick
+	done
+	"$TOP/tools/vm/vgpu-run" --vram "$fitv" --visible 64M --mem 4G \
+		--timeout "${VGPU_BENCH_TIMEOUT:-1800}" --quiet-log \
+		--out-dir "$OUT/fit" -- vgpu-bench $quick --vram-base "${base}M" \
+		--csv /out "${suites[@]}" > "$OUT/fit/log" 2>&1 ||
+		echo "  failed: see $OUT/fit/log"
+fi
+if [ -f "$OUT/oversub.csv" ] || [ ${#suites[@]} -gt 0 ]; then
 	echo
 	echo "Results against published figures (modeled time; $OUT/anchors.txt):"
-	"$TOP/tools/vgpu-bench/anchors.sh" "$OUT" | tee "$OUT/anchors.txt" | sed 's/^/  /'
+	"$TOP/tools/vgpu-bench/anchors.sh" "$OUT" "$OUT/fit" | tee "$OUT/anchors.txt" | sed 's/^/  /'
 fi
 
 [ "$sweep" = 1 ] || exit 0
