@@ -10,7 +10,8 @@
 # modeled time include it (it runs on the device, as COMPUTE).  A trace
 # written by hand must give the TOUCHes, jobs, bytes read and written
 # and compute time it works out to, and one with a wait the FENCE and
-# WAIT it works out to and the modeled time the WAIT carries over.  A
+# WAIT it works out to and the modeled time the WAIT carries over, and
+# two queues without a wait a longest queue of one queue's time.  A
 # trace with a bad line must fail, naming the file and line.  The sweep
 # suites' --vram-base: gemm at 50 and 150 % of an eighth of VRAM runs
 # problems of those sizes, which fit (no eviction); a base of 0, a bad
@@ -21,9 +22,9 @@
 
 node=$(vgpu_node)
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 if [ -z "$node" ] || ! command -v vgpu-bench > /dev/null; then
-	for i in 1 2 3 4 5 6 7 8; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
+	for i in 1 2 3 4 5 6 7 8 9; do tap_result not-ok bench_replay "no vgpu device or no vgpu-bench"; done
 	exit 0
 fi
 vram=$(cat "$node/device/vram_total")
@@ -140,9 +141,28 @@ EOT
 got=$(replay_columns wait accesses commands waits jobs bytes_read bytes_written)
 h=$dir/wait/replay.csv
 want=" accesses=2 commands=2 waits=1 jobs=2 bytes_read=$((128 * 64 + 120 + 8)) bytes_written=8"
-diag "wait:$got modeled_s=$(col "$h" modeled_s)"
+diag "wait:$got modeled_s=$(col "$h" modeled_s) longest_queue_s=$(col "$h" longest_queue_s)"
+# Queue 1 catches up with queue 0 and reads after it: its queue is the
+# longer, at least queue 0's 1 ms of compute, and no longer than the two.
 t bench_replay.wait_orders_queues "[ \"$got\" = \"$want\" ] &&
-	awk -v m=\"$(col "$h" modeled_s)\" 'BEGIN { exit !(m >= 0.002) }'"
+	awk -v m=\"$(col "$h" modeled_s)\" -v l=\"$(col "$h" longest_queue_s)\" \
+		'BEGIN { exit !(m >= 0.002 && l >= 0.001 && l <= m) }'"
+
+# Side by side: two queues of 1 ms of compute and a read each, no wait.
+# The VM's modeled time sums them (2 ms and more); the longest queue is
+# one of them: its compute at least, less than the sum (a stall counts
+# the work the device did meanwhile, the other queue's compute perhaps).
+cat > "$dir/side.trace" <<EOT
+vgpu-trace 1 footprint=4194304
+0 r 0 4096 1000000
+1 r 0x200000 4096 1000000
+EOT
+got=$(replay_columns side accesses jobs modeled_s longest_queue_s)
+diag "side by side:$got"
+h=$dir/side/replay.csv
+t bench_replay.queues_side_by_side "[ \"$(col "$h" jobs)\" = 2 ] &&
+	awk -v m=\"$(col "$h" modeled_s)\" -v l=\"$(col "$h" longest_queue_s)\" \
+		'BEGIN { exit !(m >= 0.002 && l >= 0.001 && l < m) }'"
 
 printf 'vgpu-trace 1 footprint=4096\n0 r 0 64\n0 q 0 64\n' > "$dir/bad.trace"
 out=$(vgpu-bench replay "$dir/bad.trace" 2>&1)

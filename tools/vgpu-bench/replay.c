@@ -34,7 +34,11 @@
  * Columns: the trace's file name, footprint (MiB and percent of VRAM),
  * queues used, accesses, TOUCH commands, WAITs, jobs, wall seconds, the VM's
  * modeled seconds (hardware.rst "Cost model", its fault stalls and its
- * compute included), compute_s, the bytes the VM read and wrote (device
+ * compute included, summed over its queues), longest_queue_s (the modeled
+ * seconds of the VM's jobs on its busiest exec queue, its stalls and a
+ * WAIT's catching up included: the run's length with its queues
+ * overlapping),
+ * compute_s, the bytes the VM read and wrote (device
  * counters, VRAM and system memory: 64 per line and access, and the
  * device's fetch of the command streams, 36 bytes per TOUCH and 8 per
  * COMPUTE; a WAIT's and a FENCE's 20 bytes, a FENCE's 8 written to its
@@ -68,6 +72,7 @@ static const struct report_col cols[] = {
 	{ "jobs", REPORT_U64, 0 },
 	{ "seconds", REPORT_F64, 3 },
 	{ "modeled_s", REPORT_F64, 6 },
+	{ "longest_queue_s", REPORT_F64, 6 },
 	{ "compute_s", REPORT_F64, 6 },
 	{ "bytes_read", REPORT_U64, 0 },
 	{ "bytes_written", REPORT_U64, 0 },
@@ -91,6 +96,20 @@ struct qstream {
 	uint64_t accesses;
 	uint32_t sync;
 };
+
+/* Modeled seconds of the VM's jobs on its busiest exec queue during @sp. */
+static double longest_queue_s(const struct bench_span *sp)
+{
+	uint64_t ns, max = 0;
+	uint32_t i;
+
+	for (i = 0; i < sp->m1.num_queues; i++) {
+		ns = sp->m1.vm_queue_ns[i] - sp->m0.vm_queue_ns[i];
+		if (ns > max)
+			max = ns;
+	}
+	return max / 1e9;
+}
 
 /* A stream item that is not in the trace format: signal a wait. */
 #define REPLAY_SIGNAL	(TRACE_WAIT + 1)
@@ -350,7 +369,7 @@ static int replay(struct report *r, const struct bench_opts *o, const char *path
 				 o->vram_size ? b.size * 100 / o->vram_size : 0,
 				 (uint64_t)nq, accesses, cmds, waits, jobs, sp.seconds,
 				 bench_modeled_s(sp.m0.vm_modeled_ns, sp.m1.vm_modeled_ns),
-				 compute / 1e9, rd1 - rd0, wr1 - wr0,
+				 longest_queue_s(&sp), compute / 1e9, rd1 - rd0, wr1 - wr0,
 				 BENCH_SPAN_ROW(&sp));
 	if (sem_va)
 		vgpu_vm_unmap(&dev, sem_va, 4096);
