@@ -407,6 +407,55 @@ static void test_tlb_l1_eviction(void)
     vgpu_test_stop(&t);
 }
 
+/*
+ * 32 fragments of 64 KiB, 2 MiB apart (the pages of 32 lanes of a kernel
+ * over 2 MiB each): they fit the default L1 (16 sets x 4 ways), so a
+ * second pass hits every time.  Indexed by the low bits of the page
+ * number alone they would all share one set of 4 ways and miss.
+ */
+#define STRIDE_VA   0x2000000000ull
+#define STRIDE_PA   (20 * MiB)
+#define STRIDE_N    32
+
+static void tlb_stride_pass(VGPUTest *t)
+{
+    int i;
+
+    for (i = 0; i < STRIDE_N; i++) {
+        cmd_fill(t, 0, STRIDE_VA + (uint64_t)i * 2 * MiB, 64, i);
+    }
+    q_submit(t, 0);
+    q_wait_done(t, 0);
+}
+
+static void test_tlb_stride_spreads(void)
+{
+    VGPUTest t;
+    uint32_t geo;
+    int i;
+
+    vgpu_test_start(&t, "vram_size=64M");
+    basic_setup(&t);
+    geo = rd(&t, VGPU_REG_TLB_L1_GEOMETRY);
+    g_assert_cmpuint(FIELD_GET(geo, VGPU_TLB_GEOMETRY_SETS), ==, 16);
+    g_assert_cmpuint(FIELD_GET(geo, VGPU_TLB_GEOMETRY_WAYS), ==, 4);
+    for (i = 0; i < STRIDE_N; i++) {
+        map(&t, CTX, STRIDE_VA + (uint64_t)i * 2 * MiB,
+            STRIDE_PA + (uint64_t)i * 64 * KiB, 64 * KiB, PTE_RW,
+            VGPU_PAGE_SIZE_64K);
+    }
+    tlb_stride_pass(&t);
+    wr(&t, VGPU_REG_CONTROL, VGPU_CONTROL_COUNTERS_RESET);
+    tlb_stride_pass(&t);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_L1_MISS), ==, 0);
+    g_assert_cmpuint(ctr(&t, CTX, VGPU_CTR_L1_HIT), ==, STRIDE_N);
+    for (i = 0; i < STRIDE_N; i++) {
+        g_assert_cmphex(mem_rq(&t, false, STRIDE_PA + (uint64_t)i * 64 * KiB)
+                        & 0xffffffff, ==, i);
+    }
+    vgpu_test_stop(&t);
+}
+
 /* ------------------------------------------------------------ A/D bits --- */
 
 typedef struct ADCase {
@@ -745,6 +794,7 @@ void vgpu_test_add_mmu(void)
     qtest_add_func("/vgpu/tlb/invalidate-protocol", test_inval_protocol);
     qtest_add_func("/vgpu/tlb/counters", test_tlb_counters);
     qtest_add_func("/vgpu/tlb/l1-eviction", test_tlb_l1_eviction);
+    qtest_add_func("/vgpu/tlb/stride-spreads", test_tlb_stride_spreads);
     ADD_TABLE("mmu/ad-bits", ad_cases, test_ad_bits);
     qtest_add_func("/vgpu/mmu/dirty-after-read", test_ad_dirty_after_read);
     qtest_add_func("/vgpu/mmu/pt-xchg/exchange", test_pt_xchg);

@@ -99,6 +99,7 @@ typedef struct VGPUStaleGone {
 
 typedef struct VGPUTlb {
     uint32_t sets;
+    uint32_t set_bits;                      /* log2(sets) */
     uint32_t ways;
     uint32_t clock;
     uint32_t nr_by_size[VGPU_TLB_NR_SIZES];  /* valid entries per size */

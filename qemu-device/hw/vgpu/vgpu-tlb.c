@@ -54,6 +54,7 @@ bool vgpu_tlb_init(VGPUTlb *tlb, VGPUState *s, uint32_t sets, uint32_t ways,
         return false;
     }
     tlb->sets = sets;
+    tlb->set_bits = ctz32(sets);
     tlb->ways = ways;
     tlb->entries = g_new0(VGPUTlbEntry, (size_t)sets * ways);
     vgpu_tlb_flush(tlb);
@@ -73,10 +74,22 @@ void vgpu_tlb_flush(VGPUTlb *tlb)
     tlb->clock = 0;
 }
 
+/*
+ * The set of a leaf: its page number folded onto the set index (every
+ * set_bits-wide slice XORed in) and its context.  Pages a power-of-two
+ * stride apart (a kernel's lanes 2 MiB apart over 64 KiB pages) spread
+ * over the sets instead of piling into one, and an aligned run of
+ * consecutive pages still fills every set once.
+ */
 static VGPUTlbEntry *vgpu_tlb_set(VGPUTlb *tlb, uint32_t ctx, uint64_t tag)
 {
-    uint64_t h = tag ^ (tag >> 17) ^ ((uint64_t)ctx * 0x9e3779b1u);
+    uint64_t h = (uint64_t)ctx * 0x9e3779b1u;
 
+    if (tlb->set_bits) {
+        for (; tag; tag >>= tlb->set_bits) {
+            h ^= tag;
+        }
+    }
     return &tlb->entries[(h & (tlb->sets - 1)) * tlb->ways];
 }
 
