@@ -1167,7 +1167,8 @@ struct drm_vgpu_prefetch {
  * copies, so the GPU reads read-mostly memory in system memory, and a GPU
  * write migrates it into VRAM as without the advice.  After the kernel
  * moved pages advised ACCESSED_BY (a CPU touch, an eviction, PREFETCH),
- * it maps them again where they are, read-only, shortly after the move.
+ * it maps them again where they are, read-only, shortly after the move,
+ * and at the latest before an EXEC that follows the move queues its job.
  * PREFETCH moves mirrors whatever these two say.
  */
 enum drm_vgpu_advice {

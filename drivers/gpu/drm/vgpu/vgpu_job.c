@@ -22,6 +22,7 @@
 #include "vgpu_queue.h"
 #include "vgpu_stats.h"
 #include "vgpu_stream.h"
+#include "vgpu_svm.h"
 #include "vgpu_sync.h"
 #include "vgpu_user_queue.h"
 #include "vgpu_vm.h"
@@ -411,6 +412,8 @@ int vgpu_exec_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		ret = -ECANCELED;
 		goto out_put_vm;
 	}
+	/* Pages of ACCESSED_BY mirrors moved before this call are mapped. */
+	vgpu_svm_remap_flush(vm);
 
 	ret = vgpu_exec_sync_prepare(drm, file, args, &sync);
 	if (ret)

@@ -113,8 +113,10 @@
  *   pages of the moved range again, read-only as a read fault would,
  *   where they are now (counted in ``svm_remaps``): the GPU's next read
  *   does not fault.  The work runs after the notifier, so an access in
- *   between faults and maps as without the advice; a VM's mirrors watch
- *   for moves once it was advised ACCESSED_BY somewhere;
+ *   between faults and maps as without the advice, but EXEC lets it
+ *   finish before it queues a job (vgpu_svm_remap_flush()): a job
+ *   submitted after the move finds the pages mapped.  A VM's mirrors
+ *   watch for moves once it was advised ACCESSED_BY somewhere;
  * - READ_MOSTLY, for a read.  HMM cannot keep two valid copies of a page
  *   (a device-private page replaces the CPU's, and a CPU store through a
  *   writable entry tells nobody), so vgpu cannot duplicate as it does for
@@ -824,6 +826,23 @@ static void vgpu_svm_remap_work(struct work_struct *work)
 	drm_dev_exit(idx);
 out:
 	vgpu_vm_put(vm);
+}
+
+/**
+ * vgpu_svm_remap_flush() - let the remap work of moves seen so far finish
+ * @vm: VM
+ *
+ * EXEC calls it before it queues a job, so that the job finds the
+ * ACCESSED_BY pages that our migrations moved before the call mapped
+ * where they are now.  Returns at once for a VM never advised
+ * ACCESSED_BY, or with no work pending.
+ *
+ * Context: process; no VM lock held (the work takes &vgpu_vm.lock).
+ */
+void vgpu_svm_remap_flush(struct vgpu_vm *vm)
+{
+	if (READ_ONCE(vm->svm_remap.armed))
+		flush_work(&vm->svm_remap.work);
 }
 
 /**

@@ -16,6 +16,7 @@ struct vgpu_vm;
 
 u64 vgpu_svm_modes(struct vgpu_device *vdev);
 void vgpu_svm_vm_init(struct vgpu_vm *vm);
+void vgpu_svm_remap_flush(struct vgpu_vm *vm);
 struct vgpu_svm_mirror *vgpu_svm_mirror_create(struct vgpu_vm *vm, u64 start,
 					       u64 size, u64 pte_flags);
 void vgpu_svm_mirror_destroy(struct vgpu_svm_mirror *m);
