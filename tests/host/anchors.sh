@@ -46,13 +46,17 @@ CSV
 out=$("$TOP/tools/vgpu-bench/anchors.sh" "$tmp" "$tmp/fit")
 nofit=$("$TOP/tools/vgpu-bench/anchors.sh" "$tmp")
 n=0
+# check NAME REGEX [REPORT]: REPORT (default: the one with the fitting
+# directory) has a line matching REGEX.
 check() {
+	local report=${3:-$out}
+
 	n=$((n + 1))
-	if grep -E -q "$2" <<< "$out"; then
+	if grep -E -q "$2" <<< "$report"; then
 		echo "ok $n - anchors: $1"
 	else
 		echo "not ok $n - anchors: $1"
-		sed 's/^/# /' <<< "$out"
+		sed 's/^/# /' <<< "$report"
 	fi
 }
 check "prefetch speed-up from the 125 % rows" '^sequential 125 %, prefetch speed-up \(lru\) +3\.00x'
@@ -62,10 +66,4 @@ check "GEMM without a fitting run" '^gemm 150 %.* +- '
 check "LRU-2 ahead by 10 points" '^scan 125 %.* \+10\.0 pt'
 check "LRU-2 behind by 5 points" '^scan 150 %.* -5\.0 pt'
 check "strided bytes ratio" '^strided 400 %.*\(lru\) +1\.20x'
-n=$((n + 1))
-if grep -E -q '^bfs 150 %.* +- ' <<< "$nofit"; then
-	echo "ok $n - anchors: no fitting directory, no BFS figure"
-else
-	echo "not ok $n - anchors: no fitting directory, no BFS figure"
-	sed 's/^/# /' <<< "$nofit"
-fi
+check "no fitting directory, no BFS figure" '^bfs 150 %.* +- ' "$nofit"
